@@ -1,0 +1,8 @@
+// Package board is the domain of ticket-ledger: workspaces, tickets, notes,
+// the event history, validation, the ai_policy rules, domain errors with
+// codes, and the use cases (Service). MCP, REST, the web board and the task
+// worker all call the same Service; none of them repeats a rule.
+//
+// board imports no adapter. Storage is reached through the Store interface,
+// which every backend implements and the storetest suite checks.
+package board

@@ -1,0 +1,113 @@
+package board
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// The inputs below are the use cases' arguments. The MCP adapter uses them
+// as tool input types, so the JSON names and descriptions here are what a
+// model sees; REST decodes the same structs.
+
+// CreateTicketInput creates a ticket.
+type CreateTicketInput struct {
+	RequestID string   `json:"request_id" jsonschema:"idempotency key: a new unique id (e.g. a UUID) for each new ticket; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
+	Workspace string   `json:"workspace" jsonschema:"workspace slug, e.g. inbox (call list_workspaces to see them)"`
+	Title     string   `json:"title" jsonschema:"one-line title, 1-200 characters"`
+	Body      string   `json:"body,omitempty" jsonschema:"Markdown description, up to 20000 characters"`
+	Priority  Priority `json:"priority,omitempty" jsonschema:"low, normal (default), high or urgent"`
+	Owner     string   `json:"owner,omitempty" jsonschema:"who works on it: human or ai:<name>; omit for nobody"`
+	Due       string   `json:"due,omitempty" jsonschema:"due date YYYY-MM-DD"`
+	Tags      []string `json:"tags,omitempty" jsonschema:"up to 20 tags, each 1-32 of a-z 0-9 . _ -"`
+	Links     []Link   `json:"links,omitempty" jsonschema:"up to 20 links"`
+}
+
+// UpdateTicketInput changes fields of a ticket. Absent fields stay as they
+// are; owner and due accept null to clear them. Status is not changed here.
+type UpdateTicketInput struct {
+	RequestID string    `json:"request_id" jsonschema:"idempotency key: a new unique id for each new change; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
+	ID        string    `json:"id" jsonschema:"ticket id, e.g. inbox-21"`
+	Title     *string   `json:"title,omitempty" jsonschema:"new title, 1-200 characters"`
+	Body      *string   `json:"body,omitempty" jsonschema:"new Markdown body (replaces the old one), up to 20000 characters"`
+	Priority  *Priority `json:"priority,omitempty" jsonschema:"low, normal, high or urgent"`
+	Owner     Nullable  `json:"owner,omitzero" jsonschema:"human or ai:<name>; null clears the owner"`
+	Due       Nullable  `json:"due,omitzero" jsonschema:"YYYY-MM-DD; null clears the due date"`
+	Tags      *[]string `json:"tags,omitempty" jsonschema:"replaces all tags (up to 20)"`
+	Links     *[]Link   `json:"links,omitempty" jsonschema:"replaces all links (up to 20)"`
+	// Status is accepted by the schema only so the refusal can name move_ticket.
+	Status *string `json:"status,omitempty" jsonschema:"not accepted: status changes go through move_ticket"`
+}
+
+// MoveTicketInput changes a ticket's status.
+type MoveTicketInput struct {
+	RequestID string `json:"request_id" jsonschema:"idempotency key: a new unique id for each new move; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
+	ID        string `json:"id" jsonschema:"ticket id, e.g. inbox-21"`
+	Status    Status `json:"status" jsonschema:"candidate, doing, waiting_human, waiting_ai, done or hold"`
+	Reason    string `json:"reason,omitempty" jsonschema:"why, up to 1000 characters; kept in the history"`
+}
+
+// AddNoteInput adds a note to a ticket.
+type AddNoteInput struct {
+	RequestID string `json:"request_id" jsonschema:"idempotency key: a new unique id for each new note; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
+	ID        string `json:"id" jsonschema:"ticket id, e.g. inbox-21"`
+	Body      string `json:"body" jsonschema:"Markdown note, 1-10000 characters"`
+}
+
+// ListTicketsInput filters and pages tickets, newest first.
+type ListTicketsInput struct {
+	Workspace string `json:"workspace" jsonschema:"workspace slug, e.g. inbox"`
+	Status    Status `json:"status,omitempty" jsonschema:"only tickets in this status"`
+	Owner     string `json:"owner,omitempty" jsonschema:"only tickets with this owner (human or ai:<name>)"`
+	Tag       string `json:"tag,omitempty" jsonschema:"only tickets with this tag"`
+	Query     string `json:"query,omitempty" jsonschema:"case-insensitive text to find in title or body"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+// WorkspaceInput names a workspace.
+type WorkspaceInput struct {
+	Workspace string `json:"workspace" jsonschema:"workspace slug, e.g. inbox"`
+}
+
+// TicketIDInput names a ticket.
+type TicketIDInput struct {
+	ID string `json:"id" jsonschema:"ticket id, e.g. inbox-21"`
+}
+
+// FindRequestInput names an earlier write.
+type FindRequestInput struct {
+	RequestID string `json:"request_id" jsonschema:"the request_id of an earlier write call"`
+}
+
+// Nullable is an optional string field that distinguishes absent (leave
+// unchanged), null (clear) and a value.
+type Nullable struct {
+	Set   bool
+	Value *string
+}
+
+// UnmarshalJSON records that the field was present; JSON null clears.
+func (n *Nullable) UnmarshalJSON(b []byte) error {
+	n.Set = true
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		n.Value = nil
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	n.Value = &s
+	return nil
+}
+
+// MarshalJSON writes the value or null; omitzero leaves an unset field out.
+func (n Nullable) MarshalJSON() ([]byte, error) {
+	if n.Value == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(*n.Value)
+}
+
+// IsZero makes omitzero skip an absent field.
+func (n Nullable) IsZero() bool { return !n.Set }

@@ -1,0 +1,203 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+const (
+	summaryWaiting = 20
+	summaryDue     = 20
+	summaryEvents  = 20
+	dueSoonDays    = 7
+)
+
+// ListWorkspaces lists what the caller may see; hidden ones are absent for AI.
+func (s *Service) ListWorkspaces(ctx context.Context) (WorkspacesResult, error) {
+	p := PrincipalFrom(ctx)
+	all, err := s.store.ListWorkspaces(ctx)
+	if err != nil {
+		return WorkspacesResult{}, storeFailure(err)
+	}
+	out := WorkspacesResult{Workspaces: []Workspace{}}
+	for _, w := range all {
+		if readable(p, w.AIPolicy) {
+			w.Counts = fullCounts(w.Counts)
+			out.Workspaces = append(out.Workspaces, w)
+		}
+	}
+	return out, nil
+}
+
+// fullCounts lists every status, zero included, so callers need no defaults.
+func fullCounts(c map[Status]int) map[Status]int {
+	out := make(map[Status]int, len(Statuses))
+	for _, st := range Statuses {
+		out[st] = c[st]
+	}
+	return out
+}
+
+// visibleWorkspace reads a workspace, hiding it from AI when hidden.
+func (s *Service) visibleWorkspace(ctx context.Context, slug string) (Workspace, error) {
+	if err := ValidateSlug(slug); err != nil {
+		return Workspace{}, err
+	}
+	w, err := s.store.GetWorkspace(ctx, slug)
+	if errors.Is(err, ErrNotFound) || (err == nil && !readable(PrincipalFrom(ctx), w.AIPolicy)) {
+		return Workspace{}, workspaceNotFound(slug)
+	}
+	if err != nil {
+		return Workspace{}, storeFailure(err)
+	}
+	w.Counts = fullCounts(w.Counts)
+	return w, nil
+}
+
+// GetWorkspaceSummary is the overview to read before writing.
+func (s *Service) GetWorkspaceSummary(ctx context.Context, in WorkspaceInput) (WorkspaceSummary, error) {
+	w, err := s.visibleWorkspace(ctx, in.Workspace)
+	if err != nil {
+		return WorkspaceSummary{}, err
+	}
+	waiting, err := s.store.ListTickets(ctx, TicketQuery{Workspace: w.Slug, Status: StatusWaitingAI, Limit: summaryWaiting})
+	if err != nil {
+		return WorkspaceSummary{}, storeFailure(err)
+	}
+	dueBy := s.now().AddDate(0, 0, dueSoonDays).Format(time.DateOnly)
+	due, err := s.store.ListTickets(ctx, TicketQuery{Workspace: w.Slug, DueBy: dueBy, Limit: MaxLimit})
+	if err != nil {
+		return WorkspaceSummary{}, storeFailure(err)
+	}
+	dueSoon := []Ticket{}
+	for _, t := range due.Tickets {
+		if t.Status != StatusDone {
+			dueSoon = append(dueSoon, t)
+		}
+	}
+	slices.SortStableFunc(dueSoon, func(a, b Ticket) int { return compareStrings(*a.Due, *b.Due) })
+	if len(dueSoon) > summaryDue {
+		dueSoon = dueSoon[:summaryDue]
+	}
+	events, err := s.store.ListEvents(ctx, w.Slug, summaryEvents)
+	if err != nil {
+		return WorkspaceSummary{}, storeFailure(err)
+	}
+	return WorkspaceSummary{
+		Workspace:    w,
+		Counts:       w.Counts,
+		WaitingAI:    s.decorate(waiting.Tickets),
+		DueSoon:      s.decorate(dueSoon),
+		RecentEvents: nonNilEvents(events),
+	}, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// decorate fills the fields computed on read (url) and non-nil lists.
+func (s *Service) decorate(ts []Ticket) []Ticket {
+	out := make([]Ticket, len(ts))
+	for i, t := range ts {
+		out[i] = s.decorateOne(t)
+	}
+	return out
+}
+
+func (s *Service) decorateOne(t Ticket) Ticket {
+	t.URL = s.ticketURL(t.ID)
+	if t.Tags == nil {
+		t.Tags = []string{}
+	}
+	if t.Links == nil {
+		t.Links = []Link{}
+	}
+	return t
+}
+
+func nonNilEvents(ev []Event) []Event {
+	if ev == nil {
+		return []Event{}
+	}
+	return ev
+}
+
+// ListTickets returns one page of a workspace's tickets, newest first.
+func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketList, error) {
+	if err := in.Validate(); err != nil {
+		return TicketList{}, err
+	}
+	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Query: in.Query, Limit: in.Limit}
+	if in.Cursor != "" {
+		before, err := decodeCursor(in.Cursor, q)
+		if err != nil {
+			return TicketList{}, err
+		}
+		q.Before = before
+	}
+	page, err := s.store.ListTickets(ctx, q)
+	if errors.Is(err, ErrNotFound) || (err == nil && !readable(PrincipalFrom(ctx), page.Policy)) {
+		return TicketList{}, workspaceNotFound(in.Workspace)
+	}
+	if err != nil {
+		return TicketList{}, storeFailure(err)
+	}
+	out := TicketList{Tickets: s.decorate(page.Tickets)}
+	if page.More && len(page.Tickets) > 0 {
+		c := encodeCursor(page.Tickets[len(page.Tickets)-1].Number, q)
+		out.NextCursor = &c
+	}
+	return out, nil
+}
+
+// GetTicket returns a ticket with its notes and history.
+func (s *Service) GetTicket(ctx context.Context, in TicketIDInput) (TicketDetail, error) {
+	if _, _, err := ParseTicketID(in.ID); err != nil {
+		return TicketDetail{}, err
+	}
+	d, policy, err := s.store.GetTicketDetail(ctx, in.ID)
+	if errors.Is(err, ErrNotFound) || (err == nil && !readable(PrincipalFrom(ctx), policy)) {
+		return TicketDetail{}, ticketNotFound(in.ID)
+	}
+	if err != nil {
+		return TicketDetail{}, storeFailure(err)
+	}
+	d.Ticket = s.decorateOne(d.Ticket)
+	if d.Notes == nil {
+		d.Notes = []Note{}
+	}
+	d.History = nonNilEvents(d.History)
+	return d, nil
+}
+
+// FindRequest tells what became of an earlier write of this caller.
+func (s *Service) FindRequest(ctx context.Context, in FindRequestInput) (RequestLookup, error) {
+	if err := ledger.ValidateRequestID(in.RequestID); err != nil {
+		return RequestLookup{}, Errorf(CodeInvalid, "%s", err.Error())
+	}
+	p := PrincipalFrom(ctx)
+	if p.Author == "" {
+		// Without an author nothing can have been written under this caller.
+		return ledger.Describe(in.RequestID, nil, s.now()), nil
+	}
+	now := s.now()
+	rec, err := s.store.GetRequest(ctx, ledger.Key{Principal: p.Author, RequestID: in.RequestID}, now)
+	if errors.Is(err, ErrNotFound) {
+		return ledger.Describe(in.RequestID, nil, now), nil
+	}
+	if err != nil {
+		return RequestLookup{}, storeFailure(err)
+	}
+	return ledger.Describe(in.RequestID, &rec, now), nil
+}

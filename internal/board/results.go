@@ -1,0 +1,51 @@
+package board
+
+import "github.com/ticket-ledger/ticket-ledger/internal/ledger"
+
+// Results of the use cases; the MCP adapter uses them as output types.
+
+// WorkspacesResult lists the workspaces the caller may see.
+type WorkspacesResult struct {
+	Workspaces []Workspace `json:"workspaces"`
+}
+
+// WorkspaceSummary is the first thing to read before writing in a workspace.
+type WorkspaceSummary struct {
+	Workspace    Workspace      `json:"workspace"`
+	Counts       map[Status]int `json:"counts"`
+	WaitingAI    []Ticket       `json:"waiting_ai"`
+	DueSoon      []Ticket       `json:"due_soon"`
+	RecentEvents []Event        `json:"recent_events"`
+}
+
+// TicketList is one page of tickets.
+type TicketList struct {
+	Tickets    []Ticket `json:"tickets"`
+	NextCursor *string  `json:"next_cursor"`
+}
+
+// TicketResult answers create_ticket and update_ticket.
+type TicketResult struct {
+	RequestID string `json:"request_id"`
+	Replayed  bool   `json:"replayed"`
+	Ticket    Ticket `json:"ticket"`
+}
+
+// MoveResult answers move_ticket.
+type MoveResult struct {
+	RequestID string `json:"request_id"`
+	Replayed  bool   `json:"replayed"`
+	Ticket    Ticket `json:"ticket"`
+	From      Status `json:"from"`
+	To        Status `json:"to"`
+}
+
+// NoteResult answers add_note.
+type NoteResult struct {
+	RequestID string `json:"request_id"`
+	Replayed  bool   `json:"replayed"`
+	Note      Note   `json:"note"`
+}
+
+// RequestLookup answers find_request.
+type RequestLookup = ledger.Lookup

@@ -1,0 +1,138 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// Config configures a Service.
+type Config struct {
+	Store     Store
+	BaseURL   string           // tickets link to BaseURL + "/tickets/" + id
+	Retention time.Duration    // request records live this long (>= ledger.MinRetention)
+	Now       func() time.Time // the clock; tests move it
+	Logger    *slog.Logger
+}
+
+// Service holds the use cases. It is safe for concurrent use.
+type Service struct {
+	store     Store
+	baseURL   string
+	retention time.Duration
+	now       func() time.Time
+	log       *slog.Logger
+}
+
+// NewService checks the configuration and returns the use cases.
+func NewService(cfg Config) (*Service, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("board: Config.Store is required")
+	}
+	if cfg.Retention == 0 {
+		cfg.Retention = ledger.DefaultRetention
+	}
+	if err := ledger.CheckRetention(cfg.Retention); err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{
+		store:     cfg.Store,
+		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
+		retention: cfg.Retention,
+		now:       func() time.Time { return cfg.Now().UTC() },
+		log:       cfg.Logger,
+	}, nil
+}
+
+// maxAttempts bounds the retries of a write that lost an optimistic race.
+const maxAttempts = 20
+
+// storeFailure turns an unexpected store error into a message that says
+// whether retrying is safe (it always is: the request_id makes it so).
+func storeFailure(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Errorf(CodeInternal, "the call was cancelled before it committed, so nothing was written by it; retry with the same request_id, or call find_request to check")
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Errorf(CodeInternal, "storage failed (%v); nothing is lost by retrying: call find_request or retry with the same request_id", err)
+}
+
+func (s *Service) ticketURL(id string) string { return s.baseURL + "/tickets/" + id }
+
+func (s *Service) newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// readable applies ai_policy to reads: hidden workspaces do not exist for AI.
+func readable(p Principal, policy AIPolicy) bool {
+	return !p.IsAI() || policy != PolicyHidden
+}
+
+// writeDenied returns the refusal for a write in a workspace, or nil.
+func writeDenied(p Principal, slug string, policy AIPolicy) error {
+	if !p.IsAI() {
+		return nil
+	}
+	switch policy {
+	case PolicyHidden:
+		return workspaceNotFound(slug)
+	case PolicyReadOnly:
+		return Errorf(CodeForbidden, "workspace '%s' is read-only for AI; you can read it, but write in a read_write workspace (see list_workspaces) or ask a person to make the change", slug)
+	}
+	return nil
+}
+
+func requireAuthor(p Principal) error {
+	if p.Author != "" {
+		return nil
+	}
+	reason := p.NoAuthorReason
+	if reason == "" {
+		reason = "the credential names no author"
+	}
+	return Errorf(CodeForbidden, "writes are refused because this caller has no author: %s. Reads still work", reason)
+}
+
+// judge answers a write that found an existing record for its request_id.
+func (s *Service) judge(existing ledger.Record, tool string, canonical []byte, fingerprint string) ([]byte, error) {
+	switch ledger.Judge(existing, tool, fingerprint, s.now()) {
+	case ledger.Replay:
+		return existing.Result, nil
+	case ledger.Mismatch:
+		return nil, Errorf(CodeConflict, "%s", ledger.MismatchMessage(existing, tool, canonical))
+	case ledger.Abandoned:
+		return nil, Errorf(CodeConflict, "request_id %q belongs to an earlier call that stopped before finishing; call find_request to see what it did, then retry with the same request_id", existing.Key.RequestID)
+	default:
+		return nil, Errorf(CodeInProgress, "request_id %q is still in progress; retry later with the same request_id, or call find_request", existing.Key.RequestID)
+	}
+}
+
+// prepare validates the request_id and author and builds the record a write
+// will commit.
+func (s *Service) prepare(p Principal, tool, requestID string, args any) (ledger.Record, []byte, error) {
+	if err := ledger.ValidateRequestID(requestID); err != nil {
+		return ledger.Record{}, nil, Errorf(CodeInvalid, "%s", err.Error())
+	}
+	if err := requireAuthor(p); err != nil {
+		return ledger.Record{}, nil, err
+	}
+	canonical, err := ledger.CanonicalArgs(args)
+	if err != nil {
+		return ledger.Record{}, nil, Errorf(CodeInvalid, "arguments cannot be encoded: %v", err)
+	}
+	key := ledger.Key{Principal: p.Author, RequestID: requestID}
+	return ledger.NewRecord(key, tool, canonical, s.now(), s.retention), canonical, nil
+}
+

@@ -1,0 +1,131 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// Store is the storage contract. Every backend implements it and runs the
+// storetest suite unchanged. Methods are shaped by use case so a backend can
+// serve each in as few round trips as it can (DynamoDB: reads in one).
+//
+// Write methods are atomic: the request record (with the stored result), the
+// ticket or note, the workspace counter and the event commit together or not
+// at all. A write first checks the request key: when an unexpired record
+// exists it returns *ledger.ExistsError carrying that record, whatever else
+// would have failed, so a retry always gets the first call's answer.
+type Store interface {
+	// ListWorkspaces returns every workspace with its counts, by slug.
+	ListWorkspaces(ctx context.Context) ([]Workspace, error)
+	// GetWorkspace returns one workspace with its counts, or ErrNotFound.
+	GetWorkspace(ctx context.Context, slug string) (Workspace, error)
+	// SetWorkspacePolicy changes ai_policy and appends the event.
+	SetWorkspacePolicy(ctx context.Context, slug string, policy AIPolicy, ev Event) error
+
+	// GetTicketDetail returns a ticket with its notes and history (oldest
+	// first) and its workspace's policy, or ErrNotFound.
+	GetTicketDetail(ctx context.Context, id string) (TicketDetail, AIPolicy, error)
+	// ListTickets returns one page, newest (highest number) first, with the
+	// workspace's policy; ErrNotFound when the workspace does not exist.
+	ListTickets(ctx context.Context, q TicketQuery) (TicketPage, error)
+	// ListEvents returns a workspace's most recent events, newest first.
+	ListEvents(ctx context.Context, workspace string, limit int) ([]Event, error)
+
+	// GetRequest returns the unexpired record under key, or ErrNotFound.
+	GetRequest(ctx context.Context, key ledger.Key, now time.Time) (ledger.Record, error)
+	// LoadForWrite reads what an update, move or note needs in one go: the
+	// unexpired record under key (nil if none), the ticket and its
+	// workspace's policy. A missing ticket is not an error here: Ticket is nil.
+	LoadForWrite(ctx context.Context, key ledger.Key, ticketID string, now time.Time) (WriteContext, error)
+
+	// CreateTicket commits a new ticket. The store assigns the next number of
+	// the workspace and calls tx.Build with it (possibly more than once if it
+	// retries internally). Errors: *ledger.ExistsError, ErrNotFound (no such
+	// workspace), *PolicyError (workspace policy not in tx.AllowedPolicies).
+	CreateTicket(ctx context.Context, tx CreateTx) (ledger.Record, error)
+	// SaveTicket commits a change to an existing ticket: the request record,
+	// the new ticket state if After is set (condition: stored version is
+	// Before.Version), the event and the note if set. Errors:
+	// *ledger.ExistsError, ErrVersionConflict, ErrNotFound.
+	SaveTicket(ctx context.Context, tx SaveTx) (ledger.Record, error)
+
+	// ClaimRequest puts a running record with an owner and lease, for work
+	// with effects outside one transaction. It succeeds when no unexpired
+	// record exists or the existing one is running with an expired lease
+	// (take-over); otherwise *ledger.ExistsError.
+	ClaimRequest(ctx context.Context, rec ledger.Record, now time.Time) error
+	// CompleteRequest stores the result and marks the record done, only if
+	// rec.Owner still owns it (fencing); otherwise ErrNotOwner.
+	CompleteRequest(ctx context.Context, key ledger.Key, owner string, result []byte) error
+	// ReleaseRequest deletes a running record, only if owner still owns it.
+	ReleaseRequest(ctx context.Context, key ledger.Key, owner string) error
+
+	Close() error
+}
+
+// ErrNotFound is returned by stores for a missing workspace, ticket or record.
+var ErrNotFound = errors.New("not found")
+
+// ErrNotOwner is returned when a fenced ledger operation lost its lease.
+var ErrNotOwner = errors.New("request record is owned by another worker")
+
+// PolicyError is returned by CreateTicket when the workspace's policy is
+// not allowed for the caller.
+type PolicyError struct{ Policy AIPolicy }
+
+func (e *PolicyError) Error() string { return "workspace policy is " + string(e.Policy) }
+
+// TicketQuery filters a page of tickets. Before is the number below which
+// to continue (0: from the newest).
+type TicketQuery struct {
+	Workspace string
+	Status    Status
+	Owner     string
+	Tag       string
+	Query     string // case-insensitive substring of title or body
+	DueBy     string // YYYY-MM-DD: only tickets with a due date on or before it
+	Before    int64
+	Limit     int
+}
+
+// TicketPage is one page of a listing.
+type TicketPage struct {
+	Policy  AIPolicy
+	Tickets []Ticket
+	More    bool // more tickets match after the last one
+}
+
+// WriteContext is what LoadForWrite returns.
+type WriteContext struct {
+	Existing *ledger.Record
+	Ticket   *Ticket
+	Policy   AIPolicy
+}
+
+// CreatePlan is what a new ticket commits.
+type CreatePlan struct {
+	Ticket Ticket
+	Event  Event
+	Result []byte // stored in the request record
+}
+
+// CreateTx asks a store to create a ticket.
+type CreateTx struct {
+	Request   ledger.Record // Result is filled from the plan
+	Workspace string
+	// AllowedPolicies: nil allows any; AI callers pass read_write only.
+	AllowedPolicies []AIPolicy
+	Build           func(number int64) (CreatePlan, error)
+}
+
+// SaveTx asks a store to change a ticket.
+type SaveTx struct {
+	Request ledger.Record // with Result
+	Before  Ticket        // the state the change was computed from
+	After   *Ticket       // nil: nothing changes but the request record
+	Event   *Event
+	Note    *Note
+}

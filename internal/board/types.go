@@ -1,0 +1,129 @@
+package board
+
+import "time"
+
+// AIPolicy says what AI principals may do in a workspace.
+type AIPolicy string
+
+const (
+	PolicyReadWrite AIPolicy = "read_write"
+	PolicyReadOnly  AIPolicy = "read_only"
+	PolicyHidden    AIPolicy = "hidden"
+)
+
+// Status of a ticket.
+type Status string
+
+const (
+	StatusCandidate    Status = "candidate"
+	StatusDoing        Status = "doing"
+	StatusWaitingHuman Status = "waiting_human"
+	StatusWaitingAI    Status = "waiting_ai"
+	StatusDone         Status = "done"
+	StatusHold         Status = "hold"
+)
+
+// Statuses lists every status in board order.
+var Statuses = []Status{StatusCandidate, StatusDoing, StatusWaitingHuman, StatusWaitingAI, StatusDone, StatusHold}
+
+// Priority of a ticket.
+type Priority string
+
+const (
+	PriorityLow    Priority = "low"
+	PriorityNormal Priority = "normal"
+	PriorityHigh   Priority = "high"
+	PriorityUrgent Priority = "urgent"
+)
+
+// Priorities lists every priority, lowest first.
+var Priorities = []Priority{PriorityLow, PriorityNormal, PriorityHigh, PriorityUrgent}
+
+// Workspace groups tickets and carries the AI policy.
+type Workspace struct {
+	Slug     string         `json:"slug"`
+	Name     string         `json:"name"`
+	AIPolicy AIPolicy       `json:"ai_policy"`
+	Counts   map[Status]int `json:"counts"`
+}
+
+// Link points from a ticket to something else.
+type Link struct {
+	Kind  string `json:"kind" jsonschema:"article, task or url"`
+	Ref   string `json:"ref" jsonschema:"what the link points at: an article id, a task id or a URL"`
+	Title string `json:"title,omitempty" jsonschema:"optional display title"`
+}
+
+// Ticket is one unit of work on the board.
+type Ticket struct {
+	ID          string     `json:"id"`
+	Workspace   string     `json:"workspace"`
+	Number      int64      `json:"-"` // the n of <workspace>-<n>; stores sort and page by it
+	Title       string     `json:"title"`
+	Body        string     `json:"body"`
+	Status      Status     `json:"status"`
+	Priority    Priority   `json:"priority"`
+	Owner       *string    `json:"owner"`
+	Due         *string    `json:"due"`
+	Tags        []string   `json:"tags"`
+	Links       []Link     `json:"links"`
+	CreatedBy   string     `json:"created_by"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	CompletedAt *time.Time `json:"completed_at"`
+	URL         string     `json:"url"`
+	Version     int64      `json:"version"`
+}
+
+// Note is a comment on a ticket.
+type Note struct {
+	ID        string    `json:"id"`
+	TicketID  string    `json:"ticket_id"`
+	Body      string    `json:"body"`
+	Author    string    `json:"author"`
+	Source    Source    `json:"source"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Source says through which surface a change arrived.
+type Source string
+
+const (
+	SourceMCP  Source = "mcp"
+	SourceREST Source = "rest"
+	SourceWeb  Source = "web"
+	SourceTask Source = "task"
+)
+
+// Event types of the append-only history.
+const (
+	EventTicketCreated    = "ticket.created"
+	EventTicketUpdated    = "ticket.updated"
+	EventTicketMoved      = "ticket.moved"
+	EventNoteAdded        = "note.added"
+	EventWorkspaceUpdated = "workspace.updated"
+)
+
+// Event is one entry of the append-only history.
+type Event struct {
+	ID        string    `json:"id"`
+	Workspace string    `json:"workspace"`
+	TicketID  string    `json:"ticket_id,omitempty"`
+	Type      string    `json:"type"`
+	Fields    []string  `json:"fields,omitempty"` // ticket.updated: the fields that changed
+	From      string    `json:"from,omitempty"`   // ticket.moved
+	To        string    `json:"to,omitempty"`     // ticket.moved
+	Reason    string    `json:"reason,omitempty"` // ticket.moved
+	NoteID    string    `json:"note_id,omitempty"`
+	Author    string    `json:"author"`
+	Source    Source    `json:"source"`
+	RequestID string    `json:"request_id,omitempty"`
+	At        time.Time `json:"at"`
+}
+
+// TicketDetail is a ticket with its notes and history, oldest first.
+type TicketDetail struct {
+	Ticket  Ticket  `json:"ticket"`
+	Notes   []Note  `json:"notes"`
+	History []Event `json:"history"`
+}

@@ -1,0 +1,319 @@
+package board
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// Tool names double as ledger tool names, so a request_id reused across
+// surfaces (MCP and REST) is judged the same way.
+const (
+	ToolCreateTicket = "create_ticket"
+	ToolUpdateTicket = "update_ticket"
+	ToolMoveTicket   = "move_ticket"
+	ToolAddNote      = "add_note"
+)
+
+// CreateTicket creates a ticket exactly once per request_id.
+func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (TicketResult, error) {
+	if err := in.Validate(); err != nil {
+		return TicketResult{}, err
+	}
+	p := PrincipalFrom(ctx)
+	rec, canonical, err := s.prepare(p, ToolCreateTicket, in.RequestID, in)
+	if err != nil {
+		return TicketResult{}, err
+	}
+	var allowed []AIPolicy
+	if p.IsAI() {
+		allowed = []AIPolicy{PolicyReadWrite}
+	}
+	now := rec.CreatedAt
+	tx := CreateTx{
+		Request:         rec,
+		Workspace:       in.Workspace,
+		AllowedPolicies: allowed,
+		Build: func(number int64) (CreatePlan, error) {
+			t := Ticket{
+				ID:        fmt.Sprintf("%s-%d", in.Workspace, number),
+				Workspace: in.Workspace,
+				Number:    number,
+				Title:     in.Title,
+				Body:      in.Body,
+				Status:    StatusCandidate,
+				Priority:  in.Priority,
+				Owner:     optional(in.Owner),
+				Due:       optional(in.Due),
+				Tags:      nonNil(in.Tags),
+				Links:     nonNil(in.Links),
+				CreatedBy: p.Author,
+				CreatedAt: now,
+				UpdatedAt: now,
+				Version:   1,
+			}
+			t = s.decorateOne(t)
+			ev := Event{ID: s.newID(), Workspace: t.Workspace, TicketID: t.ID, Type: EventTicketCreated,
+				Author: p.Author, Source: p.Source, RequestID: in.RequestID, At: now}
+			result, err := json.Marshal(TicketResult{RequestID: in.RequestID, Ticket: t})
+			return CreatePlan{Ticket: t, Event: ev, Result: result}, err
+		},
+	}
+	stored, err := s.store.CreateTicket(ctx, tx)
+	var exists *ledger.ExistsError
+	var denied *PolicyError
+	switch {
+	case errors.As(err, &exists):
+		return replayAs[TicketResult](s, exists.Record, ToolCreateTicket, canonical, rec.Fingerprint)
+	case errors.Is(err, ErrNotFound):
+		return TicketResult{}, workspaceNotFound(in.Workspace)
+	case errors.As(err, &denied):
+		return TicketResult{}, writeDenied(p, in.Workspace, denied.Policy)
+	case err != nil:
+		return TicketResult{}, storeFailure(err)
+	}
+	return decodeResult[TicketResult](stored.Result, false)
+}
+
+// change is what update, move and note compute from the current ticket.
+type change struct {
+	after  *Ticket // nil: no change to the ticket
+	event  *Event
+	note   *Note
+	result func(t Ticket, n *Note) any
+}
+
+// mutate runs the read-compute-commit loop shared by update, move and note:
+// replay first (a retry gets its answer even if the ticket moved on since),
+// then policy, then an optimistic commit retried when it loses a race.
+func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, args any,
+	compute func(p Principal, before Ticket, rec ledger.Record) (change, error)) ([]byte, bool, error) {
+	p := PrincipalFrom(ctx)
+	rec, canonical, err := s.prepare(p, tool, requestID, args)
+	if err != nil {
+		return nil, false, err
+	}
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		wc, err := s.store.LoadForWrite(ctx, rec.Key, ticketID, s.now())
+		if err != nil {
+			return nil, false, storeFailure(err)
+		}
+		if wc.Existing != nil {
+			res, err := s.judge(*wc.Existing, tool, canonical, rec.Fingerprint)
+			return res, true, err
+		}
+		if wc.Ticket == nil || !readable(p, wc.Policy) {
+			return nil, false, ticketNotFound(ticketID)
+		}
+		if err := writeDenied(p, wc.Ticket.Workspace, wc.Policy); err != nil {
+			return nil, false, err
+		}
+		rec.CreatedAt = s.now()
+		rec.ExpiresAt = rec.CreatedAt.Add(s.retention)
+		ch, err := compute(p, *wc.Ticket, rec)
+		if err != nil {
+			return nil, false, err
+		}
+		shown := *wc.Ticket
+		if ch.after != nil {
+			shown = *ch.after
+		}
+		result, err := json.Marshal(ch.result(s.decorateOne(shown), ch.note))
+		if err != nil {
+			return nil, false, storeFailure(err)
+		}
+		rec.Result = result
+		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note})
+		var exists *ledger.ExistsError
+		switch {
+		case errors.Is(err, ErrVersionConflict):
+			continue // someone changed the ticket since we read it: recompute
+		case errors.As(err, &exists):
+			res, err := s.judge(exists.Record, tool, canonical, rec.Fingerprint)
+			return res, true, err
+		case errors.Is(err, ErrNotFound):
+			return nil, false, ticketNotFound(ticketID)
+		case err != nil:
+			return nil, false, storeFailure(err)
+		}
+		return stored.Result, false, nil
+	}
+	return nil, false, Errorf(CodeConflict, "ticket '%s' kept changing while this call tried to write; nothing was written by it, retry with the same request_id", ticketID)
+}
+
+// UpdateTicket changes fields other than status.
+func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (TicketResult, error) {
+	if err := in.Validate(); err != nil {
+		return TicketResult{}, err
+	}
+	raw, replayed, err := s.mutate(ctx, ToolUpdateTicket, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
+		after := before
+		after.Tags = slices.Clone(before.Tags)
+		after.Links = slices.Clone(before.Links)
+		var fields []string
+		set := func(name string, changed bool) {
+			if changed {
+				fields = append(fields, name)
+			}
+		}
+		if in.Title != nil {
+			set("title", after.Title != *in.Title)
+			after.Title = *in.Title
+		}
+		if in.Body != nil {
+			set("body", after.Body != *in.Body)
+			after.Body = *in.Body
+		}
+		if in.Priority != nil {
+			set("priority", after.Priority != *in.Priority)
+			after.Priority = *in.Priority
+		}
+		if in.Owner.Set {
+			set("owner", !equalPtr(after.Owner, in.Owner.Value))
+			after.Owner = in.Owner.Value
+		}
+		if in.Due.Set {
+			set("due", !equalPtr(after.Due, in.Due.Value))
+			after.Due = in.Due.Value
+		}
+		if in.Tags != nil {
+			set("tags", !slices.Equal(after.Tags, *in.Tags))
+			after.Tags = nonNil(*in.Tags)
+		}
+		if in.Links != nil {
+			set("links", !slices.Equal(after.Links, *in.Links))
+			after.Links = nonNil(*in.Links)
+		}
+		ch := change{result: func(t Ticket, _ *Note) any { return TicketResult{RequestID: in.RequestID, Ticket: t} }}
+		if len(fields) == 0 {
+			return ch, nil // same values: record the call, change nothing
+		}
+		after.Version = before.Version + 1
+		after.UpdatedAt = rec.CreatedAt
+		ch.after = &after
+		ch.event = &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventTicketUpdated,
+			Fields: fields, Author: p.Author, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
+		return ch, nil
+	})
+	if err != nil {
+		return TicketResult{}, err
+	}
+	return decodeResult[TicketResult](raw, replayed)
+}
+
+// MoveTicket changes a ticket's status and keeps the reason in the history.
+func (s *Service) MoveTicket(ctx context.Context, in MoveTicketInput) (MoveResult, error) {
+	if err := in.Validate(); err != nil {
+		return MoveResult{}, err
+	}
+	raw, replayed, err := s.mutate(ctx, ToolMoveTicket, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
+		from := before.Status
+		ch := change{result: func(t Ticket, _ *Note) any {
+			return MoveResult{RequestID: in.RequestID, Ticket: t, From: from, To: in.Status}
+		}}
+		if from == in.Status {
+			return ch, nil // already there: record the call, change nothing
+		}
+		after := before
+		after.Status = in.Status
+		after.Version = before.Version + 1
+		after.UpdatedAt = rec.CreatedAt
+		switch {
+		case in.Status == StatusDone:
+			at := rec.CreatedAt
+			after.CompletedAt = &at
+		case from == StatusDone:
+			after.CompletedAt = nil
+		}
+		ch.after = &after
+		ch.event = &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventTicketMoved,
+			From: string(from), To: string(in.Status), Reason: in.Reason,
+			Author: p.Author, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
+		return ch, nil
+	})
+	if err != nil {
+		return MoveResult{}, err
+	}
+	return decodeResult[MoveResult](raw, replayed)
+}
+
+// AddNote appends a note; the ticket's version and updated_at move with it.
+func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, error) {
+	if err := in.Validate(); err != nil {
+		return NoteResult{}, err
+	}
+	raw, replayed, err := s.mutate(ctx, ToolAddNote, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
+		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, Source: p.Source, CreatedAt: rec.CreatedAt}
+		after := before
+		after.Version = before.Version + 1
+		after.UpdatedAt = rec.CreatedAt
+		return change{
+			after: &after,
+			note:  note,
+			event: &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventNoteAdded,
+				NoteID: note.ID, Author: p.Author, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt},
+			result: func(_ Ticket, n *Note) any { return NoteResult{RequestID: in.RequestID, Note: *n} },
+		}, nil
+	})
+	if err != nil {
+		return NoteResult{}, err
+	}
+	return decodeResult[NoteResult](raw, replayed)
+}
+
+func replayAs[T any, PT replayable[T]](s *Service, existing ledger.Record, tool string, canonical []byte, fingerprint string) (T, error) {
+	raw, err := s.judge(existing, tool, canonical, fingerprint)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decodeResult[T, PT](raw, true)
+}
+
+// replayable is every write result: a stored result is returned with
+// replayed set when it answers a retry.
+type replayable[T any] interface {
+	*T
+	markReplayed()
+}
+
+func (r *TicketResult) markReplayed() { r.Replayed = true }
+func (r *MoveResult) markReplayed()   { r.Replayed = true }
+func (r *NoteResult) markReplayed()   { r.Replayed = true }
+
+// decodeResult turns a stored result back into its type, marking replays.
+func decodeResult[T any, PT replayable[T]](raw []byte, replayed bool) (T, error) {
+	var out T
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return out, Errorf(CodeInternal, "stored result cannot be read (%v); call find_request", err)
+	}
+	if replayed {
+		PT(&out).markReplayed()
+	}
+	return out, nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func equalPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
