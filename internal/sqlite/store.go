@@ -1,0 +1,132 @@
+// Package sqlite is the embedded store: board.Store on SQLite through
+// modernc.org/sqlite (pure Go, no cgo), in WAL mode, one file.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store implements board.Store. Writes go through one connection, so SQLite's
+// single writer never has to wait on its busy timeout inside the process;
+// reads use a pool and see committed snapshots (WAL).
+type Store struct {
+	write *sql.DB
+	read  *sql.DB
+}
+
+var _ board.Store = (*Store)(nil)
+
+// FileName is the database file inside the data directory.
+const FileName = "ledger.db"
+
+// OpenDir opens (creating if needed) the store in dir/ledger.db.
+func OpenDir(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("creating data directory %s: %w", dir, err)
+	}
+	return Open(ctx, filepath.Join(dir, FileName))
+}
+
+// Open opens (creating if needed) the database at path, applies the schema
+// and seeds the default workspaces.
+func Open(ctx context.Context, path string) (*Store, error) {
+	q := url.Values{}
+	for _, p := range []string{
+		"journal_mode(WAL)",
+		"busy_timeout(10000)",
+		// FULL: an acknowledged write survives power loss, not only a crash.
+		"synchronous(FULL)",
+		"foreign_keys(1)",
+	} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate") // take the write lock at BEGIN: no upgrade deadlocks
+	dsn := "file:" + path + "?" + q.Encode()
+	write, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	read, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	read.SetMaxOpenConns(8)
+	s := &Store{write: write, read: read}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("preparing %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.write.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	for _, w := range board.DefaultWorkspaces() {
+		if _, err := s.write.ExecContext(ctx,
+			`INSERT INTO workspaces (slug, name, ai_policy) VALUES (?, ?, ?) ON CONFLICT (slug) DO NOTHING`,
+			w.Slug, w.Name, string(w.AIPolicy)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	return errors.Join(s.write.Close(), s.read.Close())
+}
+
+// inTx runs fn in one write transaction, committing only if fn succeeds.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// timeFormat is fixed-width so stored times compare correctly as text.
+const timeFormat = "2006-01-02T15:04:05.000000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(timeFormat, s) }
+
+func nullTime(t *time.Time) sql.NullString {
+	if t == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: formatTime(*t), Valid: true}
+}
+
+func nullString(s *string) sql.NullString {
+	if s == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: *s, Valid: true}
+}
+
+func stringPtr(ns sql.NullString) *string {
+	if !ns.Valid {
+		return nil
+	}
+	return &ns.String
+}

@@ -1,0 +1,367 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+const ticketColumns = `id, workspace, number, title, body, status, priority, owner, due, tags, links,
+	created_by, created_at, updated_at, completed_at, url, version`
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanTicket reads ticketColumns, then any extra columns into extra.
+func scanTicket(row scanner, extra ...any) (board.Ticket, error) {
+	var t board.Ticket
+	var owner, due, completed sql.NullString
+	var tags, links, created, updated string
+	dest := []any{&t.ID, &t.Workspace, &t.Number, &t.Title, &t.Body, &t.Status, &t.Priority, &owner, &due,
+		&tags, &links, &t.CreatedBy, &created, &updated, &completed, &t.URL, &t.Version}
+	err := row.Scan(append(dest, extra...)...)
+	if err != nil {
+		return t, err
+	}
+	t.Owner, t.Due = stringPtr(owner), stringPtr(due)
+	if err := json.Unmarshal([]byte(tags), &t.Tags); err != nil {
+		return t, err
+	}
+	if err := json.Unmarshal([]byte(links), &t.Links); err != nil {
+		return t, err
+	}
+	if t.CreatedAt, err = parseTime(created); err != nil {
+		return t, err
+	}
+	if t.UpdatedAt, err = parseTime(updated); err != nil {
+		return t, err
+	}
+	if completed.Valid {
+		c, err := parseTime(completed.String)
+		if err != nil {
+			return t, err
+		}
+		t.CompletedAt = &c
+	}
+	return t, nil
+}
+
+func ticketArgs(t board.Ticket) ([]any, error) {
+	tags, err := json.Marshal(nonNil(t.Tags))
+	if err != nil {
+		return nil, err
+	}
+	links, err := json.Marshal(nonNil(t.Links))
+	if err != nil {
+		return nil, err
+	}
+	// The order of ticketColumns, then search_text.
+	return []any{t.ID, t.Workspace, t.Number, t.Title, t.Body, string(t.Status), string(t.Priority),
+		nullString(t.Owner), nullString(t.Due), string(tags), string(links), t.CreatedBy,
+		formatTime(t.CreatedAt), formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.URL, t.Version, searchText(t)}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// searchText is what a query matches: title and body, lowercased once on
+// write. A newline separates them so a match cannot span the two.
+func searchText(t board.Ticket) string {
+	return strings.ToLower(t.Title + "\n" + t.Body)
+}
+
+// GetTicketDetail returns the ticket, its notes and history, and the policy.
+func (s *Store) GetTicketDetail(ctx context.Context, id string) (board.TicketDetail, board.AIPolicy, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for all three
+	if err != nil {
+		return board.TicketDetail{}, "", err
+	}
+	defer tx.Rollback()
+	var d board.TicketDetail
+	var policy board.AIPolicy
+	t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+prefixed("t.", ticketColumns)+`, w.ai_policy
+		FROM tickets t JOIN workspaces w ON w.slug = t.workspace WHERE t.id = ?`, id), &policy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, "", board.ErrNotFound
+	}
+	if err != nil {
+		return d, "", err
+	}
+	d.Ticket = t
+	if d.Notes, err = listNotes(ctx, tx, id); err != nil {
+		return d, "", err
+	}
+	if d.History, err = queryEvents(ctx, tx, `SELECT data FROM events WHERE ticket_id = ? ORDER BY seq`, id); err != nil {
+		return d, "", err
+	}
+	return d, policy, nil
+}
+
+// prefixed qualifies a column list with a table alias.
+func prefixed(alias, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, p := range parts {
+		parts[i] = alias + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func listNotes(ctx context.Context, q querier, ticketID string) ([]board.Note, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes
+		WHERE ticket_id = ? ORDER BY created_at, rowid`, ticketID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	notes := []board.Note{}
+	for rows.Next() {
+		var n board.Note
+		var created string
+		if err := rows.Scan(&n.ID, &n.TicketID, &n.Body, &n.Author, &n.Source, &created); err != nil {
+			return nil, err
+		}
+		if n.CreatedAt, err = parseTime(created); err != nil {
+			return nil, err
+		}
+		notes = append(notes, n)
+	}
+	return notes, rows.Err()
+}
+
+func queryEvents(ctx context.Context, q querier, query string, args ...any) ([]board.Event, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	events := []board.Event{}
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		var ev board.Event
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			return nil, err
+		}
+		events = append(events, ev)
+	}
+	return events, rows.Err()
+}
+
+func insertEvent(ctx context.Context, tx *sql.Tx, ev board.Event) error {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO events (id, workspace, ticket_id, data) VALUES (?, ?, ?, ?)`,
+		ev.ID, ev.Workspace, sql.NullString{String: ev.TicketID, Valid: ev.TicketID != ""}, string(data))
+	return err
+}
+
+// ListEvents returns a workspace's latest events, newest first.
+func (s *Store) ListEvents(ctx context.Context, workspace string, limit int) ([]board.Event, error) {
+	return queryEvents(ctx, s.read, `SELECT data FROM events WHERE workspace = ? ORDER BY seq DESC LIMIT ?`, workspace, limit)
+}
+
+// ListTickets returns one page, newest first, with the workspace policy.
+func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.TicketPage, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return board.TicketPage{}, err
+	}
+	defer tx.Rollback()
+	var page board.TicketPage
+	err = tx.QueryRowContext(ctx, `SELECT ai_policy FROM workspaces WHERE slug = ?`, q.Workspace).Scan(&page.Policy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return page, board.ErrNotFound
+	}
+	if err != nil {
+		return page, err
+	}
+	where := []string{"workspace = ?"}
+	args := []any{q.Workspace}
+	if q.Before > 0 {
+		where, args = append(where, "number < ?"), append(args, q.Before)
+	}
+	if q.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(q.Status))
+	}
+	if q.Owner != "" {
+		where, args = append(where, "owner = ?"), append(args, q.Owner)
+	}
+	if q.Tag != "" {
+		where, args = append(where, "EXISTS (SELECT 1 FROM json_each(tickets.tags) WHERE value = ?)"), append(args, q.Tag)
+	}
+	if q.Query != "" {
+		where, args = append(where, "instr(search_text, ?) > 0"), append(args, strings.ToLower(q.Query))
+	}
+	if q.DueBy != "" {
+		where, args = append(where, "due IS NOT NULL AND due <= ?"), append(args, q.DueBy)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = board.DefaultLimit
+	}
+	args = append(args, limit+1) // one extra row tells whether more follow
+	rows, err := tx.QueryContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY number DESC LIMIT ?`, args...)
+	if err != nil {
+		return page, err
+	}
+	defer rows.Close()
+	page.Tickets = []board.Ticket{}
+	for rows.Next() {
+		t, err := scanTicket(rows)
+		if err != nil {
+			return page, err
+		}
+		page.Tickets = append(page.Tickets, t)
+	}
+	if len(page.Tickets) > limit {
+		page.Tickets, page.More = page.Tickets[:limit], true
+	}
+	return page, rows.Err()
+}
+
+// LoadForWrite reads the request record, the ticket and its policy.
+func (s *Store) LoadForWrite(ctx context.Context, key ledger.Key, ticketID string, now time.Time) (board.WriteContext, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return board.WriteContext{}, err
+	}
+	defer tx.Rollback()
+	var wc board.WriteContext
+	rec, err := getRequest(ctx, tx, key, now)
+	switch {
+	case err == nil:
+		wc.Existing = &rec
+	case !errors.Is(err, board.ErrNotFound):
+		return wc, err
+	}
+	var policy board.AIPolicy
+	t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+prefixed("t.", ticketColumns)+`, w.ai_policy
+		FROM tickets t JOIN workspaces w ON w.slug = t.workspace WHERE t.id = ?`, ticketID), &policy)
+	switch {
+	case err == nil:
+		wc.Ticket, wc.Policy = &t, policy
+	case !errors.Is(err, sql.ErrNoRows):
+		return wc, err
+	}
+	return wc, nil
+}
+
+// CreateTicket assigns the next number and commits the ticket, its event and
+// the request record in one transaction.
+func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
+	var stored ledger.Record
+	err := s.inTx(ctx, func(dbtx *sql.Tx) error {
+		if err := claimKey(ctx, dbtx, tx.Request.Key, tx.Request.CreatedAt); err != nil {
+			return err
+		}
+		var policy board.AIPolicy
+		var last int64
+		err := dbtx.QueryRowContext(ctx, `SELECT ai_policy, last_number FROM workspaces WHERE slug = ?`, tx.Workspace).Scan(&policy, &last)
+		if errors.Is(err, sql.ErrNoRows) {
+			return board.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if tx.AllowedPolicies != nil && !slices.Contains(tx.AllowedPolicies, policy) {
+			return &board.PolicyError{Policy: policy}
+		}
+		plan, err := tx.Build(last + 1)
+		if err != nil {
+			return err
+		}
+		if _, err := dbtx.ExecContext(ctx, `UPDATE workspaces SET last_number = ? WHERE slug = ?`, last+1, tx.Workspace); err != nil {
+			return err
+		}
+		args, err := ticketArgs(plan.Ticket)
+		if err != nil {
+			return err
+		}
+		if _, err := dbtx.ExecContext(ctx, `INSERT INTO tickets (`+ticketColumns+`, search_text)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+			return err
+		}
+		if err := insertEvent(ctx, dbtx, plan.Event); err != nil {
+			return err
+		}
+		stored = tx.Request
+		stored.Result = plan.Result
+		return putRequest(ctx, dbtx, stored)
+	})
+	return stored, err
+}
+
+// SaveTicket commits a change computed from tx.Before, if the ticket is
+// still at that version.
+func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record, error) {
+	err := s.inTx(ctx, func(dbtx *sql.Tx) error {
+		if err := claimKey(ctx, dbtx, tx.Request.Key, tx.Request.CreatedAt); err != nil {
+			return err
+		}
+		var version int64
+		err := dbtx.QueryRowContext(ctx, `SELECT version FROM tickets WHERE id = ?`, tx.Before.ID).Scan(&version)
+		if errors.Is(err, sql.ErrNoRows) {
+			return board.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if version != tx.Before.Version {
+			return board.ErrVersionConflict
+		}
+		if tx.After != nil {
+			t := *tx.After
+			if _, err := dbtx.ExecContext(ctx, `UPDATE tickets SET title = ?, body = ?, search_text = ?, status = ?,
+				priority = ?, owner = ?, due = ?, tags = ?, links = ?, updated_at = ?, completed_at = ?, version = ?
+				WHERE id = ?`, t.Title, t.Body, searchText(t), string(t.Status), string(t.Priority),
+				nullString(t.Owner), nullString(t.Due), mustJSON(nonNil(t.Tags)), mustJSON(nonNil(t.Links)),
+				formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.Version, t.ID); err != nil {
+				return err
+			}
+		}
+		if n := tx.Note; n != nil {
+			if _, err := dbtx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, source, created_at)
+				VALUES (?, ?, ?, ?, ?, ?)`, n.ID, n.TicketID, n.Body, n.Author, string(n.Source), formatTime(n.CreatedAt)); err != nil {
+				return err
+			}
+		}
+		if tx.Event != nil {
+			if err := insertEvent(ctx, dbtx, *tx.Event); err != nil {
+				return err
+			}
+		}
+		return putRequest(ctx, dbtx, tx.Request)
+	})
+	if err != nil {
+		return ledger.Record{}, err
+	}
+	return tx.Request, nil
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only slices of strings and Links reach here
+	}
+	return string(b)
+}
