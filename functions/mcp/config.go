@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// config is everything the process reads from its environment. README's
+// configuration table lists the same variables.
+type config struct {
+	Addr           string
+	DataDir        string
+	Author         string
+	BaseURL        string
+	Retention      time.Duration
+	Store          string
+	Table          string
+	Endpoint       string
+	CreateTable    bool
+	AllowedOrigins []string
+}
+
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{
+		Addr:    envOr(getenv, "LEDGER_ADDR", "127.0.0.1:8080"),
+		DataDir: envOr(getenv, "LEDGER_DATA", "./data"),
+		Author:  getenv("LEDGER_AUTHOR"),
+		Store:   envOr(getenv, "LEDGER_STORE", "sqlite"),
+		Table:   envOr(getenv, "LEDGER_TABLE", "ticket-ledger"),
+		// DYNAMODB_ENDPOINT names any DynamoDB-compatible endpoint; unset means AWS.
+		Endpoint:    getenv("DYNAMODB_ENDPOINT"),
+		CreateTable: getenv("LEDGER_CREATE_TABLE") == "1",
+	}
+	c.BaseURL = envOr(getenv, "LEDGER_BASE_URL", "http://"+c.Addr)
+	if v := getenv("LEDGER_ALLOWED_ORIGINS"); v != "" {
+		for _, o := range strings.Split(v, ",") {
+			c.AllowedOrigins = append(c.AllowedOrigins, strings.TrimRight(strings.TrimSpace(o), "/"))
+		}
+	}
+	c.Retention = ledger.DefaultRetention
+	if v := getenv("LEDGER_RETENTION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return c, fmt.Errorf("LEDGER_RETENTION=%q is not a duration such as 24h or 36h30m", v)
+		}
+		c.Retention = d
+	}
+	if err := ledger.CheckRetention(c.Retention); err != nil {
+		return c, fmt.Errorf("LEDGER_RETENTION: %w", err)
+	}
+	if c.Author != "" && (!strings.HasPrefix(c.Author, "ai:") || board.ValidateAuthor("LEDGER_AUTHOR", c.Author) != nil) {
+		return c, fmt.Errorf("LEDGER_AUTHOR=%q must be ai:<name> (letters, digits, . _ -), e.g. ai:claude", c.Author)
+	}
+	if c.Store != "sqlite" && c.Store != "dynamodb" {
+		return c, fmt.Errorf("LEDGER_STORE=%q must be sqlite or dynamodb", c.Store)
+	}
+	return c, nil
+}
+
+// checkLoopback keeps the unauthenticated local server off the network.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("LEDGER_ADDR=%q is not host:port: %w", addr, err)
+	}
+	ip := net.ParseIP(host)
+	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("LEDGER_ADDR=%q is not a loopback address; the local server has no authentication, so it only listens on 127.0.0.1, ::1 or localhost", addr)
+}
+
+// principal is the local caller: MCP calls run as LEDGER_AUTHOR.
+func (c config) principal() board.Principal {
+	return board.Principal{
+		Author:         c.Author,
+		Source:         board.SourceMCP,
+		NoAuthorReason: "the server was started without LEDGER_AUTHOR; restart it with LEDGER_AUTHOR=ai:<name> (for example LEDGER_AUTHOR=ai:claude make run)",
+	}
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+

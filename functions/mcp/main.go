@@ -1,0 +1,107 @@
+// Command mcp is ticket-ledger's one HTTP function: /mcp and health. Outside
+// Lambda it serves locally on LEDGER_ADDR on the store LEDGER_STORE names.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+)
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	if err := run(log); err != nil {
+		log.Error("ticket-ledger stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(log *slog.Logger) error {
+	cfg, err := loadConfig(os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := checkLoopback(cfg.Addr); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	handler, err := newHandler(cfg, store, log, mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	if cfg.Author == "" {
+		log.Warn("LEDGER_AUTHOR is not set: reads work, writes are refused until it is (e.g. LEDGER_AUTHOR=ai:claude)")
+	}
+	// The address line is what scripts and tests wait for.
+	fmt.Fprintf(os.Stderr, "ticket-ledger listening on http://%s/mcp (store %s)\n", ln.Addr(), cfg.Store)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// openStore builds the store LEDGER_STORE names.
+func openStore(ctx context.Context, cfg config) (board.Store, error) {
+	switch cfg.Store {
+	case "sqlite":
+		return sqlite.OpenDir(ctx, cfg.DataDir)
+	default:
+		return nil, fmt.Errorf("LEDGER_STORE=%s is not available in this build", cfg.Store)
+	}
+}
+
+// newHandler wires the service, the MCP server and the routes.
+func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.HandlerOptions) (http.Handler, error) {
+	svc, err := board.NewService(board.Config{Store: store, BaseURL: cfg.BaseURL, Retention: cfg.Retention, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	// The SDK logs every stateless connection at info; keep its warnings only.
+	sdkLog := slog.New(log.Handler().WithGroup("mcp"))
+	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(cfg.principal()), Logger: sdkLog})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpserver.Handler(server, opts))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	return mux, nil
+}
+
+// logLevel is info unless LEDGER_LOG_LEVEL says debug, warn or error.
+func logLevel() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(os.Getenv("LEDGER_LOG_LEVEL"))); err != nil {
+		return slog.LevelWarn
+	}
+	return l
+}

@@ -1,0 +1,51 @@
+package mcpserver
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// Name and Version identify the server to clients.
+const (
+	Name    = "ticket-ledger"
+	Version = "0.1.0"
+)
+
+// Instructions tell a model how to use the board safely.
+const Instructions = `ticket-ledger is a shared ticket board for people and AI agents.
+Look first, then write: call list_workspaces, then get_workspace_summary or list_tickets, before creating or changing tickets.
+Every write tool takes a request_id: choose a new unique one (for example a UUID) for each new intent.
+After an error, a timeout or a lost connection, do not invent a new request_id: call find_request with the old one to learn whether the write happened, and if you retry, reuse the same request_id with exactly the same arguments; the server then returns the first result (replayed: true) instead of writing twice.
+Status changes go through move_ticket; update_ticket changes the other fields.
+Some workspaces are read-only for AI; their tickets can be read but not changed.`
+
+// PrincipalFunc decides who is calling from what the transport knows (a
+// verified token, headers). It never looks at tool arguments.
+type PrincipalFunc func(ctx context.Context, extra *mcp.RequestExtra) board.Principal
+
+// StaticPrincipal always answers p: the local server's configured author.
+func StaticPrincipal(p board.Principal) PrincipalFunc {
+	return func(context.Context, *mcp.RequestExtra) board.Principal { return p }
+}
+
+// Options configure the MCP server.
+type Options struct {
+	Principal PrincipalFunc
+	Logger    *slog.Logger
+}
+
+// NewServer builds the MCP server with every tool registered.
+func NewServer(svc *board.Service, opts Options) *mcp.Server {
+	if opts.Principal == nil {
+		opts.Principal = StaticPrincipal(board.Principal{Source: board.SourceMCP})
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Ticket Ledger", Version: Version}, &mcp.ServerOptions{
+		Instructions: Instructions,
+		Logger:       opts.Logger,
+	})
+	registerTools(s, svc, opts.Principal)
+	return s
+}

@@ -1,0 +1,93 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// writeNote is appended to every write tool's description: it is how a model
+// learns the retry discipline the ledger relies on.
+const writeNote = ` Exactly once: pass a new request_id for each new intent. After an error or lost connection, call find_request with that request_id first; to retry, reuse the same request_id with the same arguments, and the first result comes back with replayed: true instead of a second write.`
+
+func boolPtr(b bool) *bool { return &b }
+
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
+}
+
+// idempotentWrite: retrying with the same request_id has no further effect,
+// and writes only add or change, never delete.
+func idempotentWrite(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, IdempotentHint: true, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)}
+}
+
+func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
+	add(s, who, &mcp.Tool{
+		Name:        "list_workspaces",
+		Description: "List the workspaces you can see, with ticket counts per status. Start here to learn valid workspace slugs and which ones are read-only for AI.",
+		Annotations: readOnly("List workspaces"),
+	}, func(ctx context.Context, _ struct{}) (board.WorkspacesResult, error) { return svc.ListWorkspaces(ctx) })
+
+	add(s, who, &mcp.Tool{
+		Name:        "get_workspace_summary",
+		Description: "Overview of one workspace: counts per status, tickets waiting for AI, tickets due within 7 days (overdue included), and recent events. Read this before writing in a workspace.",
+		Annotations: readOnly("Workspace summary"),
+	}, svc.GetWorkspaceSummary)
+
+	add(s, who, &mcp.Tool{
+		Name:        "list_tickets",
+		Description: "List tickets of a workspace, newest first, filtered by status, owner, tag or text. Pages with limit (1-100, default 20) and cursor: pass next_cursor back to get the next page; null means the last page.",
+		Annotations: readOnly("List tickets"),
+	}, svc.ListTickets)
+
+	add(s, who, &mcp.Tool{
+		Name:        "get_ticket",
+		Description: "Read one ticket by id (e.g. inbox-21) with its notes and full history.",
+		Annotations: readOnly("Get ticket"),
+	}, svc.GetTicket)
+
+	add(s, who, &mcp.Tool{
+		Name:        "find_request",
+		Description: "Find out what became of an earlier write of yours by its request_id: done (with the stored result), running, abandoned (stopped before finishing) or unknown (never arrived, or older than the retention window). Call this after an error or lost connection before retrying.",
+		Annotations: readOnly("Find request"),
+	}, svc.FindRequest)
+
+	add(s, who, &mcp.Tool{
+		Name:        "create_ticket",
+		Description: "Create a ticket in a workspace. It starts in status candidate; created_by is you, decided by the server." + writeNote,
+		Annotations: idempotentWrite("Create ticket"),
+	}, svc.CreateTicket)
+
+	add(s, who, &mcp.Tool{
+		Name:        "update_ticket",
+		Description: "Change a ticket's title, body, priority, owner, due date, tags or links. Only the fields you pass change; tags and links are replaced whole; owner or due null clears them. Status is not changed here: use move_ticket." + writeNote,
+		Annotations: idempotentWrite("Update ticket"),
+	}, svc.UpdateTicket)
+
+	add(s, who, &mcp.Tool{
+		Name:        "move_ticket",
+		Description: "Move a ticket to another status (candidate, doing, waiting_human, waiting_ai, done, hold), with an optional reason kept in the history. Moving to done sets completed_at; moving out of done clears it." + writeNote,
+		Annotations: idempotentWrite("Move ticket"),
+	}, svc.MoveTicket)
+
+	add(s, who, &mcp.Tool{
+		Name:        "add_note",
+		Description: "Add a Markdown note to a ticket, e.g. progress, findings or a question for a person." + writeNote,
+		Annotations: idempotentWrite("Add note"),
+	}, svc.AddNote)
+}
+
+// add registers a use case as a typed tool. The principal comes from the
+// transport; errors come back as tool errors (isError) with the domain's
+// message, which says what to do next.
+func add[In, Out any](s *mcp.Server, who PrincipalFunc, t *mcp.Tool, use func(context.Context, In) (Out, error)) {
+	in, out := mustSchemas[In, Out]()
+	t.InputSchema, t.OutputSchema = in, out
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, input In) (*mcp.CallToolResult, Out, error) {
+		ctx = board.WithPrincipal(ctx, who(ctx, req.Extra))
+		output, err := use(ctx, input)
+		return nil, output, err
+	})
+}
