@@ -135,4 +135,3 @@ func (s *Service) prepare(p Principal, tool, requestID string, args any) (ledger
 	key := ledger.Key{Principal: p.Author, RequestID: requestID}
 	return ledger.NewRecord(key, tool, canonical, s.now(), s.retention), canonical, nil
 }
-

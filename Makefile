@@ -1,0 +1,24 @@
+# ticket-ledger: `make run` serves locally, `make test` runs every test this
+# machine can run. See README.md.
+GO       ?= go
+ADDR     ?= 127.0.0.1:8080
+DATA     ?= ./data
+AUTHOR   ?= $(or $(LEDGER_AUTHOR),ai:local)
+
+.PHONY: run build test check-format vet go-test
+
+run:
+	LEDGER_ADDR=$(ADDR) LEDGER_DATA=$(DATA) LEDGER_AUTHOR=$(AUTHOR) $(GO) run ./functions/mcp
+
+# Every test: formatting, vet, the Go suites with the race detector (the
+# fuzz targets' seed corpora run as plain tests).
+test: check-format vet go-test
+
+check-format:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+go-test:
+	$(GO) test -race -count=1 ./...
