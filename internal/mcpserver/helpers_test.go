@@ -1,0 +1,148 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+)
+
+const (
+	legacyVersion = "2025-11-25" // initialize handshake
+	modernVersion = "2026-07-28" // server/discover, per-request _meta
+)
+
+var agent = board.Principal{Author: "ai:tester", Source: board.SourceMCP}
+
+// env is one server on a fresh embedded store, reachable over real HTTP.
+type env struct {
+	URL   string
+	Store *sqlite.Store // the witness: read directly, outside the MCP path
+	Svc   *board.Service
+}
+
+type envOptions struct {
+	principal board.Principal
+	wrap      func(board.Store) board.Store // e.g. a gate around commits
+}
+
+func newEnv(t *testing.T, opts envOptions) *env {
+	t.Helper()
+	if opts.principal == (board.Principal{}) {
+		opts.principal = agent
+	}
+	st, err := sqlite.Open(context.Background(), t.TempDir()+"/ledger.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	var store board.Store = st
+	if opts.wrap != nil {
+		store = opts.wrap(st)
+	}
+	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(opts.principal)})
+	ts := httptest.NewServer(mcpserver.Handler(server, mcpserver.HandlerOptions{}))
+	t.Cleanup(ts.Close)
+	return &env{URL: ts.URL + "/mcp", Store: st, Svc: svc}
+}
+
+// connect opens a go-sdk client session at the given protocol revision.
+func connect(t *testing.T, url, version string, httpClient *http.Client) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "ticket-ledger-tests", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: httpClient, MaxRetries: -1, DisableStandaloneSSE: true},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect %s: %v", version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("negotiated %s, want %s", got, version)
+	}
+	return cs
+}
+
+// callRaw calls a tool and returns the raw result (tool errors included).
+func callRaw(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", tool, err)
+	}
+	return res
+}
+
+// call calls a tool that must succeed and decodes its structured result.
+func call[T any](t *testing.T, cs *mcp.ClientSession, tool string, args any) T {
+	t.Helper()
+	res := callRaw(t, cs, tool, args)
+	if res.IsError {
+		t.Fatalf("%s(%v): tool error: %s", tool, args, errorText(res))
+	}
+	var out T
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%s: decoding %s: %v", tool, raw, err)
+	}
+	return out
+}
+
+// callErr calls a tool that must fail with a tool error and returns its text.
+func callErr(t *testing.T, cs *mcp.ClientSession, tool string, args any) string {
+	t.Helper()
+	res := callRaw(t, cs, tool, args)
+	if !res.IsError {
+		t.Fatalf("%s(%v): succeeded, want a tool error", tool, args)
+	}
+	return errorText(res)
+}
+
+func errorText(res *mcp.CallToolResult) string {
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			return tc.Text
+		}
+	}
+	return ""
+}
+
+// countTickets asks the store directly, bypassing MCP, how many tickets a
+// workspace holds.
+func countTickets(t *testing.T, st board.Store, workspace string) int {
+	t.Helper()
+	w, err := st.GetWorkspace(context.Background(), workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range w.Counts {
+		n += c
+	}
+	return n
+}
+
+func human() context.Context {
+	return board.WithPrincipal(context.Background(), board.Principal{Author: "human", Source: board.SourceWeb})
+}
+
+func toolParams(name string, args any) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: name, Arguments: args}
+}
