@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -23,8 +24,9 @@ var agent = board.Principal{Author: "ai:tester", Source: board.SourceMCP}
 
 // env is one server on a fresh embedded store, reachable over real HTTP.
 type env struct {
-	URL   string
-	Store *sqlite.Store // the witness: read directly, outside the MCP path
+	URL    string
+	Store  *sqlite.Store // the witness: read directly, outside the MCP path
+	DBPath string
 	Svc   *board.Service
 }
 
@@ -38,7 +40,8 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	if opts.principal == (board.Principal{}) {
 		opts.principal = agent
 	}
-	st, err := sqlite.Open(context.Background(), t.TempDir()+"/ledger.db")
+	dbPath := t.TempDir() + "/ledger.db"
+	st, err := sqlite.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +57,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(opts.principal)})
 	ts := httptest.NewServer(mcpserver.Handler(server, mcpserver.HandlerOptions{}))
 	t.Cleanup(ts.Close)
-	return &env{URL: ts.URL + "/mcp", Store: st, Svc: svc}
+	return &env{URL: ts.URL + "/mcp", Store: st, Svc: svc, DBPath: dbPath}
 }
 
 // connect opens a go-sdk client session at the given protocol revision.
@@ -94,15 +97,7 @@ func call[T any](t *testing.T, cs *mcp.ClientSession, tool string, args any) T {
 	if res.IsError {
 		t.Fatalf("%s(%v): tool error: %s", tool, args, errorText(res))
 	}
-	var out T
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("%s: decoding %s: %v", tool, raw, err)
-	}
-	return out
+	return decode[T](t, res)
 }
 
 // callErr calls a tool that must fail with a tool error and returns its text.
@@ -145,4 +140,43 @@ func human() context.Context {
 
 func toolParams(name string, args any) *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: name, Arguments: args}
+}
+
+type (
+	mcpSession = mcp.ClientSession
+	mcpResult  = mcp.CallToolResult
+)
+
+// decode reads a successful result's structured content.
+func decode[T any](t *testing.T, res *mcp.CallToolResult) T {
+	t.Helper()
+	var out T
+	raw, err := json.Marshal(res.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(raw, &out)
+	}
+	if err != nil {
+		t.Fatalf("decoding %s: %v", raw, err)
+	}
+	return out
+}
+
+// rowCounts reads the database file with plain SQL: how many tickets, notes,
+// events and request records exist, whatever the service believes.
+func rowCounts(t *testing.T, dbPath string) map[string]int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	out := map[string]int{}
+	for _, table := range []string{"tickets", "notes", "events", "requests"} {
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = n
+	}
+	return out
 }

@@ -37,6 +37,26 @@ type Options struct {
 	Logger    *slog.Logger
 }
 
+// capabilities are what the server declares, in initialize and in
+// server/discover alike, and exactly what it serves:
+//   - tools without listChanged: the tool set is fixed at start, so there is
+//     never a tools/list_changed to send (and a stateless JSON server has no
+//     stream to send one on);
+//   - prompts and resources, empty and without listChanged or subscribe: the
+//     SDK answers prompts/list, prompts/get, resources/list,
+//     resources/templates/list and resources/read on every server, so they
+//     are declared rather than served undeclared (the conformance suite's
+//     sep-2575-server-declares-prompts-in-discover);
+//   - logging, the SDK's default: logging/setLevel is served on 2025-11-25.
+func capabilities() *mcp.ServerCapabilities {
+	return &mcp.ServerCapabilities{
+		Logging:   &mcp.LoggingCapabilities{},
+		Tools:     &mcp.ToolCapabilities{},
+		Prompts:   &mcp.PromptCapabilities{},
+		Resources: &mcp.ResourceCapabilities{},
+	}
+}
+
 // NewServer builds the MCP server with every tool registered.
 func NewServer(svc *board.Service, opts Options) *mcp.Server {
 	if opts.Principal == nil {
@@ -45,6 +65,7 @@ func NewServer(svc *board.Service, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Ticket Ledger", Version: Version}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       opts.Logger,
+		Capabilities: capabilities(),
 	})
 	registerTools(s, svc, opts.Principal)
 	return s
