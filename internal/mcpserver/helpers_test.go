@@ -27,7 +27,7 @@ type env struct {
 	URL    string
 	Store  *sqlite.Store // the witness: read directly, outside the MCP path
 	DBPath string
-	Svc   *board.Service
+	Svc    *board.Service
 }
 
 type envOptions struct {
