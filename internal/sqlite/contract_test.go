@@ -1,0 +1,27 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
+)
+
+// TestContract runs the shared board.Store contract suite against a fresh
+// database file per subtest.
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) board.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), sqlite.FileName))
+		if err != nil {
+			t.Fatalf("sqlite.Open: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		return s
+	})
+}

@@ -1,0 +1,289 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// ListTickets: order, filters, paging and the policy it returns.
+
+func listTicketsTests() []contractTest {
+	return []contractTest{
+		{"newest first by number, every field intact", testListOrder},
+		{"paging with Limit and Before, More exact at boundaries", testListPaging},
+		{"filter by status", testListStatus},
+		{"filter by owner", testListOwner},
+		{"filter by tag matches whole tags only", testListTag},
+		{"query is a case-insensitive substring of title or body", testListQuery},
+		{"query matches literally (no wildcards)", testListQueryLiteral},
+		{"DueBy keeps only tickets due on or before it", testListDueBy},
+		{"filters combine, and paging counts matches only", testListFilteredPaging},
+		{"unknown workspace is ErrNotFound; empty ones list nothing", testListWorkspaces},
+	}
+}
+
+// pageCase is one ListTickets call and the page it must return.
+type pageCase struct {
+	q    board.TicketQuery
+	want []string
+	more bool
+}
+
+func (f *fixture) checkPages(cases []pageCase) {
+	f.t.Helper()
+	for _, c := range cases {
+		got, more := f.listIDs(c.q)
+		if !slices.Equal(got, c.want) || more != c.more {
+			f.t.Errorf("ListTickets(%s): got %v more=%v, want %v more=%v", describeQuery(c.q), got, more, c.want, c.more)
+		}
+	}
+}
+
+func describeQuery(q board.TicketQuery) string {
+	s := fmt.Sprintf("workspace=%s limit=%d", q.Workspace, q.Limit)
+	if q.Before != 0 {
+		s += fmt.Sprintf(" before=%d", q.Before)
+	}
+	for _, f := range [][2]string{{"status", string(q.Status)}, {"owner", q.Owner}, {"tag", q.Tag}, {"query", q.Query}, {"due_by", q.DueBy}} {
+		if f[1] != "" {
+			s += fmt.Sprintf(" %s=%q", f[0], f[1])
+		}
+	}
+	return s
+}
+
+func testListOrder(t *testing.T, f *fixture) {
+	var want []board.Ticket
+	for i := range 5 {
+		plan := f.create("inbox", "c"+itoa(i), withTags("n"+itoa(i)), withOwner("human"), withDue("2026-12-0"+itoa(i+1)),
+			withLinks(board.Link{Kind: "task", Ref: "t-" + itoa(i), Title: "Task"}))
+		want = append([]board.Ticket{plan.Ticket}, want...)
+	}
+	f.create("reference", "other") // not listed in inbox
+	page := f.list(board.TicketQuery{Workspace: "inbox", Limit: 10})
+	assertTickets(t, "ListTickets(inbox)", want, page.Tickets)
+	if page.More {
+		t.Error("ListTickets of 5 tickets with limit 10: More is true")
+	}
+	if page.Policy != board.PolicyReadWrite {
+		t.Errorf("ListTickets(inbox).Policy = %q, want read_write", page.Policy)
+	}
+	// A ticket changed later keeps its place: order is by number, not by time.
+	f.save(f.retitle(want[4], "touch", "touched"))
+	got, _ := f.listIDs(board.TicketQuery{Workspace: "inbox", Limit: 10})
+	if w := ids("inbox", 5, 4, 3, 2, 1); !slices.Equal(got, w) {
+		t.Errorf("after updating inbox-1: ListTickets gives %v, want %v", got, w)
+	}
+}
+
+func testListPaging(t *testing.T, f *fixture) {
+	for i := range 5 {
+		f.create("inbox", "c"+itoa(i))
+	}
+	q := func(limit int, before int64) board.TicketQuery {
+		return board.TicketQuery{Workspace: "inbox", Limit: limit, Before: before}
+	}
+	f.checkPages([]pageCase{
+		{q(5, 0), ids("inbox", 5, 4, 3, 2, 1), false},
+		{q(6, 0), ids("inbox", 5, 4, 3, 2, 1), false},
+		{q(4, 0), ids("inbox", 5, 4, 3, 2), true},
+		{q(2, 0), ids("inbox", 5, 4), true},
+		{q(2, 4), ids("inbox", 3, 2), true},
+		{q(2, 2), ids("inbox", 1), false},
+		{q(1, 2), ids("inbox", 1), false},
+		{q(1, 1), nil, false},
+		{q(3, 3), ids("inbox", 2, 1), false},
+		{q(2, 3), ids("inbox", 2, 1), false},
+		{q(1, 0), ids("inbox", 5), true},
+		{q(10, 6), ids("inbox", 5, 4, 3, 2, 1), false},
+		{q(10, 100), ids("inbox", 5, 4, 3, 2, 1), false},
+	})
+}
+
+func testListStatus(t *testing.T, f *fixture) {
+	statuses := []board.Status{board.StatusCandidate, board.StatusDoing, board.StatusDone, board.StatusDoing, board.StatusHold, board.StatusCandidate}
+	for i, st := range statuses {
+		f.create("inbox", "c"+itoa(i), withStatus(st))
+	}
+	q := func(st board.Status) board.TicketQuery {
+		return board.TicketQuery{Workspace: "inbox", Status: st, Limit: 10}
+	}
+	f.checkPages([]pageCase{
+		{q(board.StatusCandidate), ids("inbox", 6, 1), false},
+		{q(board.StatusDoing), ids("inbox", 4, 2), false},
+		{q(board.StatusDone), ids("inbox", 3), false},
+		{q(board.StatusHold), ids("inbox", 5), false},
+		{q(board.StatusWaitingAI), nil, false},
+	})
+	// A move is seen by the filter.
+	d, _ := f.detail("inbox-1")
+	f.save(f.moveTx(d.Ticket, "mv", board.StatusWaitingAI, ""))
+	f.checkPages([]pageCase{
+		{q(board.StatusCandidate), ids("inbox", 6), false},
+		{q(board.StatusWaitingAI), ids("inbox", 1), false},
+	})
+}
+
+func testListOwner(t *testing.T, f *fixture) {
+	f.create("inbox", "c1", withOwner("human"))
+	f.create("inbox", "c2", withOwner("ai:claude"))
+	f.create("inbox", "c3")
+	f.create("inbox", "c4", withOwner("ai:claude"))
+	f.create("inbox", "c5", withOwner("ai:claude-2"))
+	q := func(owner string) board.TicketQuery {
+		return board.TicketQuery{Workspace: "inbox", Owner: owner, Limit: 10}
+	}
+	f.checkPages([]pageCase{
+		{q("ai:claude"), ids("inbox", 4, 2), false},
+		{q("human"), ids("inbox", 1), false},
+		{q("ai:nobody"), nil, false},
+		{q("ai:claud"), nil, false},
+	})
+}
+
+func testListTag(t *testing.T, f *fixture) {
+	f.create("inbox", "c1", withTags("bug", "ui"))
+	f.create("inbox", "c2", withTags("bugfix"))
+	f.create("inbox", "c3", withTags("ui", "bug"))
+	f.create("inbox", "c4", withTags("abc", "x.y"))
+	f.create("inbox", "c5", withTags("debug"))
+	f.create("inbox", "c6")
+	q := func(tag string) board.TicketQuery { return board.TicketQuery{Workspace: "inbox", Tag: tag, Limit: 10} }
+	f.checkPages([]pageCase{
+		{q("bug"), ids("inbox", 3, 1), false},
+		{q("ui"), ids("inbox", 3, 1), false},
+		{q("bugfix"), ids("inbox", 2), false},
+		{q("bu"), nil, false},
+		{q("a_c"), nil, false}, // '_' is a LIKE wildcard
+		{q("xzy"), nil, false},
+		{q("x.y"), ids("inbox", 4), false},
+		{q("x_y"), nil, false},
+	})
+}
+
+func testListQuery(t *testing.T, f *fixture) {
+	f.create("inbox", "c1", withTitle("Ärger mit dem Drucker"))
+	f.create("inbox", "c2", withTitle("Quarterly report"), withBody("Der Chef hat viel ÄRGER gemacht."))
+	f.create("inbox", "c3", withTitle("Printer on floor 2"), withBody("The DRUCKER vendor called."))
+	f.create("inbox", "c4", withTitle("Nothing here"), withBody("plain"))
+	f.create("inbox", "c5", withTitle("Café opening"), withBody("ÉTÉ menu"))
+	q := func(s string) board.TicketQuery { return board.TicketQuery{Workspace: "inbox", Query: s, Limit: 10} }
+	f.checkPages([]pageCase{
+		{q("Ärger"), ids("inbox", 2, 1), false},
+		{q("ärger"), ids("inbox", 2, 1), false},
+		{q("ÄRGER"), ids("inbox", 2, 1), false},
+		{q("drucker"), ids("inbox", 3, 1), false},
+		{q("DRUCKER"), ids("inbox", 3, 1), false},
+		{q("printer ON"), ids("inbox", 3), false}, // in the title only
+		{q("vendor"), ids("inbox", 3), false},     // in the body only
+		{q("café"), ids("inbox", 5), false},
+		{q("CAFÉ"), ids("inbox", 5), false},
+		{q("été"), ids("inbox", 5), false},
+		{q("r o"), ids("inbox", 3), false}, // "Printer on"
+		{q("floor 2the"), nil, false},      // title and body are searched apart
+		{q("2the"), nil, false},
+		{q("zzz"), nil, false},
+	})
+	// The search follows updates of title and body.
+	d, _ := f.detail("inbox-4")
+	f.save(f.updateTx(d.Ticket, alice, "u", f.now(), []string{"body"}, withBody("now with ärger")))
+	f.checkPages([]pageCase{{q("ÄRGER"), ids("inbox", 4, 2, 1), false}})
+}
+
+func testListQueryLiteral(t *testing.T, f *fixture) {
+	f.create("inbox", "c1", withTitle("discount 50% off"))
+	f.create("inbox", "c2", withTitle("discount 500 off"))
+	f.create("inbox", "c3", withTitle("snake_case name"))
+	f.create("inbox", "c4", withTitle("snakeXcase name"))
+	f.create("inbox", "c5", withTitle(`back\slash and 'quote' "double"`))
+	f.create("inbox", "c6", withTitle("glob * and ? and [x]"))
+	q := func(s string) board.TicketQuery { return board.TicketQuery{Workspace: "inbox", Query: s, Limit: 10} }
+	f.checkPages([]pageCase{
+		{q("50%"), ids("inbox", 1), false},
+		{q("%"), ids("inbox", 1), false},
+		{q("e_c"), ids("inbox", 3), false},
+		{q("_"), ids("inbox", 3), false},
+		{q(`k\s`), ids("inbox", 5), false},
+		{q("'quote'"), ids("inbox", 5), false},
+		{q(`"double"`), ids("inbox", 5), false},
+		{q("*"), ids("inbox", 6), false},
+		{q("?"), ids("inbox", 6), false},
+		{q("[x]"), ids("inbox", 6), false},
+	})
+}
+
+func testListDueBy(t *testing.T, f *fixture) {
+	f.create("inbox", "c1", withDue("2026-12-01"))
+	f.create("inbox", "c2")
+	f.create("inbox", "c3", withDue("2026-12-07"))
+	f.create("inbox", "c4", withDue("2026-12-08"))
+	f.create("inbox", "c5", withDue("2025-01-31"))
+	f.create("inbox", "c6", withDue("2027-01-01"))
+	q := func(d string) board.TicketQuery { return board.TicketQuery{Workspace: "inbox", DueBy: d, Limit: 10} }
+	f.checkPages([]pageCase{
+		{q("2026-12-07"), ids("inbox", 5, 3, 1), false},
+		{q("2026-12-06"), ids("inbox", 5, 1), false},
+		{q("2026-12-08"), ids("inbox", 5, 4, 3, 1), false},
+		{q("2025-01-30"), nil, false},
+		{q("2099-12-31"), ids("inbox", 6, 5, 4, 3, 1), false}, // never the one without due
+	})
+}
+
+func testListFilteredPaging(t *testing.T, f *fixture) {
+	// 1..10; even numbers tagged "even"; only 9 and 7 owned by ai:x.
+	for n := 1; n <= 10; n++ {
+		var opts []ticketOpt
+		if n%2 == 0 {
+			opts = append(opts, withTags("even"))
+		}
+		if n == 9 || n == 7 {
+			opts = append(opts, withOwner("ai:x"))
+		}
+		if n == 4 || n == 8 {
+			opts = append(opts, withStatus(board.StatusDoing))
+		}
+		f.create("inbox", "c"+itoa(n), opts...)
+	}
+	tag := func(limit int, before int64) board.TicketQuery {
+		return board.TicketQuery{Workspace: "inbox", Tag: "even", Limit: limit, Before: before}
+	}
+	owner := func(limit int, before int64) board.TicketQuery {
+		return board.TicketQuery{Workspace: "inbox", Owner: "ai:x", Limit: limit, Before: before}
+	}
+	f.checkPages([]pageCase{
+		{tag(2, 0), ids("inbox", 10, 8), true},
+		{tag(2, 8), ids("inbox", 6, 4), true},
+		{tag(2, 4), ids("inbox", 2), false},
+		{tag(5, 0), ids("inbox", 10, 8, 6, 4, 2), false},
+		{tag(4, 0), ids("inbox", 10, 8, 6, 4), true},
+		// The last match sits exactly at the limit with non-matching
+		// tickets below it: there are no more matches.
+		{owner(2, 0), ids("inbox", 9, 7), false},
+		{owner(1, 0), ids("inbox", 9), true},
+		{owner(1, 9), ids("inbox", 7), false},
+		{owner(5, 7), nil, false},
+		// Combined: even and doing.
+		{board.TicketQuery{Workspace: "inbox", Tag: "even", Status: board.StatusDoing, Limit: 1}, ids("inbox", 8), true},
+		{board.TicketQuery{Workspace: "inbox", Tag: "even", Status: board.StatusDoing, Limit: 1, Before: 8}, ids("inbox", 4), false},
+		{board.TicketQuery{Workspace: "inbox", Tag: "even", Owner: "ai:x", Limit: 10}, nil, false},
+		{board.TicketQuery{Workspace: "inbox", Status: board.StatusCandidate, Query: "ticket 1", Limit: 10}, ids("inbox", 10, 1), false},
+	})
+}
+
+func testListWorkspaces(t *testing.T, f *fixture) {
+	_, err := f.s.ListTickets(f.ctx, board.TicketQuery{Workspace: "nope", Limit: 10})
+	assertIs(t, "ListTickets(nope)", err, board.ErrNotFound)
+	f.create("inbox", "c")
+	for ws, policy := range map[string]board.AIPolicy{"reference": board.PolicyReadOnly, "private": board.PolicyHidden} {
+		page := f.list(board.TicketQuery{Workspace: ws, Limit: 10})
+		if len(page.Tickets) != 0 || page.More {
+			t.Errorf("ListTickets(%s) of an empty workspace: %v more=%v", ws, ticketIDs(page.Tickets), page.More)
+		}
+		if page.Policy != policy {
+			t.Errorf("ListTickets(%s).Policy = %q, want %q", ws, page.Policy, policy)
+		}
+	}
+}
