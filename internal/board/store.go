@@ -16,7 +16,9 @@ import (
 // ticket or note, the workspace counter and the event commit together or not
 // at all. A write first checks the request key: when an unexpired record
 // exists it returns *ledger.ExistsError carrying that record, whatever else
-// would have failed, so a retry always gets the first call's answer.
+// would have failed, so a retry always gets the first call's answer. Writes
+// take "now" from tx.Request.CreatedAt (the Service's clock), never from the
+// wall clock, when they judge expiry.
 type Store interface {
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)
@@ -47,8 +49,9 @@ type Store interface {
 	// workspace), *PolicyError (workspace policy not in tx.AllowedPolicies).
 	CreateTicket(ctx context.Context, tx CreateTx) (ledger.Record, error)
 	// SaveTicket commits a change to an existing ticket: the request record,
-	// the new ticket state if After is set (condition: stored version is
-	// Before.Version), the event and the note if set. Errors:
+	// the new ticket state if After is set, the event and the note if set.
+	// The stored version must still be Before.Version, also when After is nil
+	// (the stored result was computed from Before). Errors:
 	// *ledger.ExistsError, ErrVersionConflict, ErrNotFound.
 	SaveTicket(ctx context.Context, tx SaveTx) (ledger.Record, error)
 
