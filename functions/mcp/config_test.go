@@ -1,0 +1,58 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := loadConfig(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.Store != "sqlite" || c.Retention != 24*time.Hour ||
+		c.BaseURL != "http://127.0.0.1:8080" || c.Author != "" {
+		t.Fatalf("defaults = %+v", c)
+	}
+	if p := c.principal(); p.Author != "" || !strings.Contains(p.NoAuthorReason, "LEDGER_AUTHOR=ai:<name>") {
+		t.Fatalf("principal without author = %+v", p)
+	}
+}
+
+func TestConfigRefusesBadValues(t *testing.T) {
+	for _, c := range []struct {
+		kv   map[string]string
+		want string
+	}{
+		{map[string]string{"LEDGER_AUTHOR": "human"}, "must be ai:<name>"},
+		{map[string]string{"LEDGER_AUTHOR": "ai:"}, "must be ai:<name>"},
+		{map[string]string{"LEDGER_RETENTION": "30m"}, "below the minimum"},
+		{map[string]string{"LEDGER_RETENTION": "a day"}, "not a duration"},
+		{map[string]string{"LEDGER_STORE": "postgres"}, "sqlite or dynamodb"},
+	} {
+		if _, err := loadConfig(env(c.kv)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.kv, err, c.want)
+		}
+	}
+	c, err := loadConfig(env(map[string]string{"LEDGER_AUTHOR": "ai:claude", "LEDGER_RETENTION": "36h", "LEDGER_ALLOWED_ORIGINS": "https://a.test/, https://b.test"}))
+	if err != nil || c.Author != "ai:claude" || c.Retention != 36*time.Hour || strings.Join(c.AllowedOrigins, ",") != "https://a.test,https://b.test" {
+		t.Fatalf("config = %+v, %v", c, err)
+	}
+}
+
+// The local server has no authentication, so it listens on loopback only.
+func TestLoopbackOnly(t *testing.T) {
+	for _, ok := range []string{"127.0.0.1:8080", "[::1]:9", "localhost:1"} {
+		if err := checkLoopback(ok); err != nil {
+			t.Errorf("%s refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"0.0.0.0:8080", ":8080", "192.168.1.2:80", "example.com:80"} {
+		if err := checkLoopback(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
