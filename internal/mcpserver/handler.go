@@ -40,8 +40,94 @@ func Handler(server *mcp.Server, opts HandlerOptions) http.Handler {
 		DisableLocalhostProtection:   opts.BehindProxy,
 		MaxRequestBodyBytes:          MaxBodyBytes,
 	})
-	return checkOrigin(opts.AllowedOrigins, requireUTF8(h))
+	return checkOrigin(opts.AllowedOrigins, requireUTF8(methodNotFound(h)))
 }
+
+// methodNotFound answers a JSON-RPC request for a method the SDK does not
+// know with a JSON-RPC error -32601 (Method not found), as JSON-RPC requires.
+// Before 2026-07-28 the SDK refuses such a request with a plain-text HTTP 400
+// ("JSON RPC not handled: ..."), which clients cannot read as a JSON-RPC
+// error; on 2026-07-28 it already answers 404 with -32601, and that is left
+// as it is. The body was buffered by requireUTF8.
+func methodNotFound(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var call struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &call) != nil || len(call.ID) == 0 || string(call.ID) == "null" || call.Method == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		cw := &catch400{ResponseWriter: w}
+		next.ServeHTTP(cw, r)
+		if !cw.caught {
+			return
+		}
+		if !strings.HasPrefix(cw.body.String(), "JSON RPC not handled") {
+			cw.release()
+			return
+		}
+		resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": call.ID, "error": map[string]any{
+			"code":    -32601,
+			"message": fmt.Sprintf("method not found: %q is not a method this server serves", call.Method),
+		}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Del("X-Content-Type-Options")
+		w.WriteHeader(http.StatusOK)
+		w.Write(resp)
+	})
+}
+
+// catch400 holds back a 400 response so that methodNotFound can replace it;
+// every other response passes straight through.
+type catch400 struct {
+	http.ResponseWriter
+	caught bool
+	status int
+	body   bytes.Buffer
+}
+
+func (c *catch400) WriteHeader(status int) {
+	if status == http.StatusBadRequest && !c.caught && c.status == 0 {
+		c.caught, c.status = true, status
+		return
+	}
+	if c.status == 0 {
+		c.status = status
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *catch400) Write(b []byte) (int, error) {
+	if c.caught {
+		return c.body.Write(b)
+	}
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+// release sends the held-back 400 as it was.
+func (c *catch400) release() {
+	c.ResponseWriter.WriteHeader(c.status)
+	c.ResponseWriter.Write(c.body.Bytes())
+}
+
+func (c *catch400) Flush() {
+	if !c.caught {
+		http.NewResponseController(c.ResponseWriter).Flush()
+	}
+}
+
+func (c *catch400) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // checkOrigin refuses browser requests from other origins (DNS rebinding and
 // cross-site requests), as the MCP transport rules require.
