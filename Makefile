@@ -12,7 +12,7 @@ run:
 
 # Every test: formatting, vet, the Go suites with the race detector (the
 # fuzz targets' seed corpora run as plain tests).
-test: check-format vet go-test
+test: check-format vet go-test interop
 
 check-format:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -22,3 +22,11 @@ vet:
 
 go-test:
 	$(GO) test -race -count=1 ./...
+
+# The server against the official MCP tooling: the TypeScript SDK clients (both
+# revisions), the MCP Inspector CLI and the conformance suite for 2025-11-25
+# and 2026-07-28. Installs the pinned npm packages (test-tools/package-lock.json)
+# on first use. See test-tools/run.sh.
+.PHONY: interop
+interop:
+	bash test-tools/run.sh

