@@ -90,4 +90,3 @@ func envOr(getenv func(string) string, key, def string) string {
 	}
 	return def
 }
-
