@@ -1,0 +1,90 @@
+package dynamo
+
+import (
+	"sync"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// workspaceCache remembers, per workspace, what this process last learned:
+// the next ticket number (so a create needs no read before its transaction:
+// one round trip when warm) and the ai_policy (so a read needs no second
+// request while the policy is fresh). A wrong guess costs a retry, never
+// correctness: the create transaction checks the counter and the policy.
+type workspaceCache struct {
+	mu sync.Mutex
+	ws map[string]*cachedWorkspace
+}
+
+type cachedWorkspace struct {
+	next     int64 // 0: unknown
+	policy   board.AIPolicy
+	policyAt time.Time // when the policy was read; zero: unknown
+}
+
+func newWorkspaceCache() *workspaceCache {
+	return &workspaceCache{ws: map[string]*cachedWorkspace{}}
+}
+
+// entry returns the workspace's entry; callers hold c.mu.
+func (c *workspaceCache) entry(slug string) *cachedWorkspace {
+	e, ok := c.ws[slug]
+	if !ok {
+		e = &cachedWorkspace{}
+		c.ws[slug] = e
+	}
+	return e
+}
+
+// remember stores what a read of the workspace item said.
+func (c *workspaceCache) remember(w workspaceState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(w.Workspace.Slug)
+	e.policy, e.policyAt = w.Workspace.AIPolicy, time.Now()
+	// A read made before a commit of ours can arrive after it: never move
+	// the counter back.
+	e.next = max(e.next, w.Next)
+}
+
+func (c *workspaceCache) setPolicy(slug string, p board.AIPolicy) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(slug)
+	e.policy, e.policyAt = p, time.Now()
+}
+
+// policy returns the cached policy if it was read within ttl.
+func (c *workspaceCache) policy(slug string, ttl time.Duration) (board.AIPolicy, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.ws[slug]
+	if !ok || e.policyAt.IsZero() || time.Since(e.policyAt) >= ttl {
+		return "", false
+	}
+	return e.policy, true
+}
+
+func (c *workspaceCache) next(slug string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entry(slug).next
+}
+
+// setNext records the counter as DynamoDB reported it (or as our own
+// commit left it). Unlike remember it may move back: a counter that
+// failed a condition is known to be wrong.
+func (c *workspaceCache) setNext(slug string, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entry(slug).next = n
+}
+
+// forget drops a workspace found not to exist, so probing made-up slugs
+// does not grow the cache.
+func (c *workspaceCache) forget(slug string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.ws, slug)
+}

@@ -1,0 +1,221 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// Positions of the items in a create transaction. The request record comes
+// first: an endpoint that reports only the first failed condition (minidyn)
+// then still reports it, and a retry gets its answer whatever else failed.
+const (
+	createRecord = iota
+	createWorkspace
+	createTicket
+	createEvent
+)
+
+// CreateTicket commits the request record, the ticket, the workspace's
+// counter and counts, and the event in one transaction. The number comes
+// from this process's cache of the workspace's counter: warm, a create is
+// one request. The transaction's condition on the counter catches a stale
+// cache; the failed condition returns the workspace item (ALL_OLD), and the
+// create is built again with the right number.
+func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
+	now := tx.Request.CreatedAt
+	// Creates in one workspace would only collide on its counter.
+	unlock, err := s.locks.lock(ctx, "workspace\x00"+tx.Workspace)
+	if err != nil {
+		return ledger.Record{}, err
+	}
+	defer unlock()
+
+	if s.cache.next(tx.Workspace) == 0 {
+		// Cold: read the record and the workspace together, so a replay
+		// costs this one request and a create two.
+		if err := s.warmForCreate(ctx, tx, now); err != nil {
+			return ledger.Record{}, err
+		}
+	}
+	var txids []string
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		number := s.cache.next(tx.Workspace)
+		plan, err := tx.Build(number)
+		if err != nil {
+			return ledger.Record{}, err
+		}
+		rec := tx.Request
+		rec.Result = plan.Result
+		txid := newTxID()
+		txids = append(txids, txid)
+		items, err := s.createItems(rec, txid, plan, tx.AllowedPolicies, number)
+		if err != nil {
+			return ledger.Record{}, err
+		}
+		c, err := s.commit(ctx, items)
+		switch {
+		case err != nil:
+			return ledger.Record{}, err
+		case c == nil:
+			s.cache.setNext(tx.Workspace, number+1)
+			return rec, nil
+		case c.failedAt(createRecord):
+			verdict, old, err := s.existingRecord(ctx, rec.Key, c.old[createRecord], now, txids)
+			if err != nil {
+				return ledger.Record{}, err
+			}
+			switch verdict {
+			case recordOurs:
+				// An earlier attempt committed; which number it took is in
+				// its result, not here: read the counter afresh next time.
+				s.cache.setNext(tx.Workspace, 0)
+				return *old, nil
+			case recordTaken:
+				return ledger.Record{}, &ledger.ExistsError{Record: *old}
+			}
+			continue // expired meanwhile: the key is free again
+		case c.failedAt(createWorkspace):
+			if err := s.counterMoved(ctx, tx, c.old[createWorkspace], number); err != nil {
+				return ledger.Record{}, err
+			}
+			continue
+		case c.failedAt(createTicket):
+			return ledger.Record{}, fmt.Errorf("dynamo: ticket %s already exists although workspace %s's counter is at %d", plan.Ticket.ID, tx.Workspace, number)
+		}
+		if err := backoff(ctx, attempt); err != nil { // contention or throttling
+			return ledger.Record{}, err
+		}
+	}
+	return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s kept conflicting after %d attempts; nothing was written by this call", tx.Workspace, maxAttempts)
+}
+
+// warmForCreate answers a create whose workspace counter is not cached: a
+// replay, a missing workspace and a refused policy end here; otherwise the
+// counter is cached for the transaction.
+func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.Time) error {
+	found, err := s.batchGet(ctx, []map[string]types.AttributeValue{requestKey(tx.Request.Key), workspaceKey(tx.Workspace)})
+	if err != nil {
+		return err
+	}
+	rec, _, err := liveRecord(found[0], now)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		return &ledger.ExistsError{Record: *rec}
+	}
+	return s.checkWorkspace(tx, found[1])
+}
+
+// checkWorkspace caches what a workspace item says and refuses a create
+// the item does not allow.
+func (s *Store) checkWorkspace(tx board.CreateTx, item map[string]types.AttributeValue) error {
+	if item == nil {
+		s.cache.forget(tx.Workspace)
+		return board.ErrNotFound
+	}
+	w := decodeWorkspace(item)
+	s.cache.remember(w)
+	s.cache.setNext(tx.Workspace, w.Next)
+	if tx.AllowedPolicies != nil && !slices.Contains(tx.AllowedPolicies, w.Workspace.AIPolicy) {
+		return &board.PolicyError{Policy: w.Workspace.AIPolicy}
+	}
+	return nil
+}
+
+// counterMoved handles a failed condition on the workspace item: it is
+// missing, its policy refuses the caller, or (the usual case) another
+// instance took the number; then the counter is corrected for the retry.
+func (s *Store) counterMoved(ctx context.Context, tx board.CreateTx, old map[string]types.AttributeValue, tried int64) error {
+	if old == nil { // the endpoint did not return the item
+		item, err := s.getItem(ctx, workspaceKey(tx.Workspace))
+		if err != nil {
+			return err
+		}
+		old = item
+	}
+	if err := s.checkWorkspace(tx, old); err != nil {
+		return err
+	}
+	if s.cache.next(tx.Workspace) == tried {
+		// Counter and policy both look right now: the item changed back
+		// and forth between the write and the read. Try again.
+		return backoff(ctx, 0)
+	}
+	return nil
+}
+
+// createItems lays out a create transaction.
+func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePlan, allowed []board.AIPolicy, number int64) ([]types.TransactWriteItem, error) {
+	if plan.Ticket.Number != number {
+		return nil, fmt.Errorf("dynamo: built ticket has number %d, asked for %d", plan.Ticket.Number, number)
+	}
+	if err := checkSize("request record", recordItem(rec, txid)); err != nil {
+		return nil, err
+	}
+	ticket, err := ticketItem(plan.Ticket)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize("ticket", ticket); err != nil {
+		return nil, err
+	}
+	event, err := eventItem(plan.Event)
+	if err != nil {
+		return nil, err
+	}
+	cond, names, values := recordCondition(rec.CreatedAt)
+	return []types.TransactWriteItem{
+		createRecord:    s.put(recordItem(rec, txid), cond, names, values, true),
+		createWorkspace: s.counterUpdate(plan.Ticket.Workspace, plan.Ticket.Status, number, allowed),
+		createTicket:    s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false),
+		createEvent:     s.put(event, "", nil, nil, false),
+	}, nil
+}
+
+// counterUpdate takes number from the workspace's counter and counts the
+// new ticket, only if the counter is still at number and the policy allows
+// the caller: both checks in the same transaction as the ticket.
+func (s *Store) counterUpdate(slug string, status board.Status, number int64, allowed []board.AIPolicy) types.TransactWriteItem {
+	names := map[string]string{"#next": attrNextNum, "#count": countAttr(status)}
+	values := map[string]types.AttributeValue{
+		":expected": num(number),
+		":after":    num(number + 1),
+		":one":      num(1),
+	}
+	cond := "#next = :expected"
+	if allowed != nil {
+		names["#policy"] = attrPolicy
+		var in []string
+		for i, p := range allowed {
+			name := ":p" + strconv.Itoa(i)
+			values[name] = str(string(p))
+			in = append(in, name)
+		}
+		cond += " AND #policy IN (" + strings.Join(in, ", ") + ")"
+		if len(allowed) == 0 {
+			// Nothing is allowed: a condition that never holds sends the
+			// create to counterMoved, which names the policy.
+			cond = "#next = :expected AND attribute_not_exists(#next)"
+			delete(names, "#policy")
+		}
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                           aws.String(s.table),
+		Key:                                 workspaceKey(slug),
+		UpdateExpression:                    aws.String("SET #next = :after ADD #count :one"),
+		ConditionExpression:                 aws.String(cond),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}
+}

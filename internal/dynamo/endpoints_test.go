@@ -1,0 +1,122 @@
+package dynamo_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	miniserver "github.com/truora/minidyn/server"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+)
+
+// endpoint is a DynamoDB-compatible server the tests run against.
+type endpoint struct {
+	name string
+	url  string
+	// mini is set for minidyn, whose failure emulation fault tests use.
+	mini *miniserver.Server
+}
+
+// minidyn serves the DynamoDB API in-process, so `go test` needs nothing
+// installed. Each call starts its own server: minidyn's table map is not
+// guarded against concurrent CreateTable/DeleteTable, and tests run in
+// parallel.
+func minidyn(t testing.TB) endpoint {
+	return newMinidyn(t, func(h http.Handler) http.Handler { return h })
+}
+
+// newMinidyn is a private minidyn behind handler wrap, for tests that
+// inject faults into the HTTP exchange.
+func newMinidyn(t testing.TB, wrap func(http.Handler) http.Handler) endpoint {
+	s := miniserver.NewServer()
+	srv := httptest.NewServer(wrap(s))
+	t.Cleanup(srv.Close)
+	return endpoint{name: "minidyn", url: srv.URL, mini: s}
+}
+
+// motoURL is the moto server (or any endpoint) named by the environment;
+// scripts/with-moto.sh starts one and sets it.
+func motoURL() string {
+	if v := os.Getenv("LEDGER_TEST_MOTO_ENDPOINT"); v != "" {
+		return v
+	}
+	return os.Getenv("DYNAMODB_ENDPOINT")
+}
+
+// endpoints lists what the tests run against: minidyn always (a fresh
+// server per call of newEndpoint), moto (or the named endpoint) when the
+// environment names one.
+func endpoints() []struct {
+	name        string
+	newEndpoint func(t testing.TB) endpoint
+} {
+	eps := []struct {
+		name        string
+		newEndpoint func(t testing.TB) endpoint
+	}{{"minidyn", minidyn}}
+	if u := motoURL(); u != "" {
+		eps = append(eps, struct {
+			name        string
+			newEndpoint func(t testing.TB) endpoint
+		}{"moto", func(testing.TB) endpoint { return endpoint{name: "moto", url: u} }})
+	}
+	return eps
+}
+
+// testClient is a client for ep with a request counter and a retryer tuned
+// for tests: more attempts, short backoff, and no retry quota (fault tests
+// fail many requests on purpose).
+func testClient(t testing.TB, ep endpoint, counter *dynamo.RequestCounter) *dynamodb.Client {
+	t.Helper()
+	o := dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(ep.url),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = 8
+			so.MaxBackoff = 20 * time.Millisecond
+			so.RateLimiter = ratelimit.None
+		}),
+	}
+	if counter != nil {
+		counter.Register(&o)
+	}
+	return dynamodb.New(o)
+}
+
+// tableName is fresh per call, so tests sharing a server share nothing.
+func tableName() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "ledger-test-" + hex.EncodeToString(b[:])
+}
+
+// openStore creates a fresh table on ep and opens a store on it; the table
+// is dropped when the test ends.
+func openStore(t testing.TB, ep endpoint, counter *dynamo.RequestCounter, cfg dynamo.Config) *dynamo.Store {
+	t.Helper()
+	client := testClient(t, ep, counter)
+	if cfg.Table == "" {
+		cfg.Table = tableName()
+	}
+	cfg.Client, cfg.CreateTable = client, true
+	s, err := dynamo.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Open on %s: %v", ep.name, err)
+	}
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(cfg.Table)})
+	})
+	return s
+}

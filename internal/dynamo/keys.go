@@ -1,0 +1,92 @@
+package dynamo
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// Attribute names of the table's keys and index keys. They are written out
+// once here because CreateTable, the SAM template and every item agree on them.
+const (
+	attrPK = "pk"
+	attrSK = "sk"
+
+	// attrNum is the ticket number (N), read back into Ticket.Number.
+	attrNum = "num"
+	// Index keys on ticket items. The sort key is the number as a
+	// zero-padded string (tk_n): it sorts the same as a Number, and minidyn
+	// orders index Number keys as text.
+	attrNumKey     = "tk_n"
+	attrWS         = "tk_ws"        // <slug>
+	attrWSStatus   = "tk_ws_status" // <slug>#<status>
+	attrWSOwner    = "tk_ws_owner"  // <slug>#<owner>; absent when no owner (sparse)
+	attrEventWS    = "ev_ws"        // <slug>, on every event
+	attrEventOrder = "ev_at"        // <fixed-width time>#<event id>
+)
+
+// Index names.
+const (
+	indexTickets  = "tickets"           // tk_ws, tk_n: a workspace's tickets, newest first
+	indexByStatus = "tickets_by_status" // tk_ws_status, tk_n
+	indexByOwner  = "tickets_by_owner"  // tk_ws_owner, tk_n
+	indexEvents   = "events"            // ev_ws, ev_at: a workspace's history
+)
+
+// Partition key prefixes and fixed sort keys.
+const (
+	pkWorkspaces     = "WS"  // every workspace item lives in this one partition
+	pkRequestPrefix  = "R#"  // R#<principal>#<request_id>
+	pkTicketPrefix   = "T#"  // T#<ticket id>: the ticket, its notes, its events
+	pkWSEventsPrefix = "WE#" // WE#<slug>: events of a workspace itself
+	skRequest        = "R"
+	skTicket         = "T"
+	skNotePrefix     = "N#"
+	skEventPrefix    = "E#"
+)
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: str(pk), attrSK: str(sk)}
+}
+
+func workspaceKey(slug string) map[string]types.AttributeValue { return key(pkWorkspaces, slug) }
+
+// requestKey scopes the record by principal; '#' cannot occur in a principal
+// or a request_id, so the concatenation is unambiguous.
+func requestKey(k ledger.Key) map[string]types.AttributeValue {
+	return key(pkRequestPrefix+k.Principal+"#"+k.RequestID, skRequest)
+}
+
+func ticketKey(id string) map[string]types.AttributeValue { return key(pkTicketPrefix+id, skTicket) }
+
+// orderTime is a sortable, fixed-width UTC timestamp: lexical order is time
+// order, so notes and events come back oldest first from a Query.
+func orderTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
+// numberKey pads a ticket number to 19 digits (every positive int64 fits),
+// so text order is number order.
+func numberKey(n int64) types.AttributeValue { return str(fmt.Sprintf("%019d", n)) }
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func num(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func getS(item map[string]types.AttributeValue, name string) string {
+	if v, ok := item[name].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}
+
+func getN(item map[string]types.AttributeValue, name string) int64 {
+	if v, ok := item[name].(*types.AttributeValueMemberN); ok {
+		n, _ := strconv.ParseInt(v.Value, 10, 64)
+		return n
+	}
+	return 0
+}

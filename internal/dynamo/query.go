@@ -1,0 +1,31 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// queryAll pages through a Query until want items matched (0: all). Each
+// page is one request; DynamoDB ends a page at 1 MB of items read, so a
+// query whose filter discards most of what it reads may need several.
+func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput, want int) ([]map[string]types.AttributeValue, error) {
+	var out []map[string]types.AttributeValue
+	for {
+		page, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
+		if len(page.LastEvaluatedKey) == 0 || (want > 0 && len(out) >= want) {
+			return out, nil
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+func errConflicting(what string) error {
+	return errors.New("dynamo: " + what + " kept conflicting; nothing was written by this call")
+}

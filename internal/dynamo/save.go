@@ -1,0 +1,135 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// SaveTicket commits an update, move or note: the request record, the new
+// ticket (on the condition that its version is still the one the change was
+// computed from), the workspace's counts when the status changed, the event
+// and the note, in one transaction. A lost race is ErrVersionConflict; the
+// service reloads and recomputes.
+func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record, error) {
+	now := tx.Request.CreatedAt
+	unlock, err := s.locks.lock(ctx, "ticket\x00"+tx.Before.ID)
+	if err != nil {
+		return ledger.Record{}, err
+	}
+	defer unlock()
+	var txids []string
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		txid := newTxID()
+		txids = append(txids, txid)
+		items, at, err := s.saveItems(tx, txid)
+		if err != nil {
+			return ledger.Record{}, err
+		}
+		c, err := s.commit(ctx, items)
+		switch {
+		case err != nil:
+			return ledger.Record{}, err
+		case c == nil:
+			return tx.Request, nil
+		case c.failedAt(0):
+			verdict, old, err := s.existingRecord(ctx, tx.Request.Key, c.old[0], now, txids)
+			if err != nil {
+				return ledger.Record{}, err
+			}
+			switch verdict {
+			case recordOurs:
+				return *old, nil
+			case recordTaken:
+				return ledger.Record{}, &ledger.ExistsError{Record: *old}
+			}
+			continue
+		case at.ticket > 0 && c.failedAt(at.ticket):
+			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
+		case at.workspace > 0 && c.failedAt(at.workspace):
+			return ledger.Record{}, board.ErrNotFound
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return ledger.Record{}, err
+		}
+	}
+	return ledger.Record{}, fmt.Errorf("dynamo: saving ticket %s kept conflicting after %d attempts; nothing was written by this call", tx.Before.ID, maxAttempts)
+}
+
+// saveLayout says where the conditional items of a save sit (0: absent;
+// the request record is always item 0).
+type saveLayout struct{ ticket, workspace int }
+
+func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteItem, saveLayout, error) {
+	var at saveLayout
+	rec := recordItem(tx.Request, txid)
+	if err := checkSize("request record", rec); err != nil {
+		return nil, at, err
+	}
+	cond, names, values := recordCondition(tx.Request.CreatedAt)
+	items := []types.TransactWriteItem{s.put(rec, cond, names, values, true)}
+	if tx.After != nil {
+		ticket, err := ticketItem(*tx.After)
+		if err != nil {
+			return nil, at, err
+		}
+		if err := checkSize("ticket", ticket); err != nil {
+			return nil, at, err
+		}
+		at.ticket = len(items)
+		items = append(items, s.put(ticket, "#v = :v", map[string]string{"#v": attrVersion},
+			map[string]types.AttributeValue{":v": num(tx.Before.Version)}, true))
+		if tx.After.Status != tx.Before.Status {
+			at.workspace = len(items)
+			items = append(items, s.moveCount(tx.Before.Workspace, tx.Before.Status, tx.After.Status))
+		}
+	}
+	if tx.Event != nil {
+		ev, err := eventItem(*tx.Event)
+		if err != nil {
+			return nil, at, err
+		}
+		items = append(items, s.put(ev, "", nil, nil, false))
+	}
+	if tx.Note != nil {
+		note, err := noteItem(*tx.Note)
+		if err != nil {
+			return nil, at, err
+		}
+		items = append(items, s.put(note, "", nil, nil, false))
+	}
+	return items, at, nil
+}
+
+// moveCount moves one ticket between the workspace's status counts. The
+// ticket's version condition in the same transaction makes it exact.
+func (s *Store) moveCount(slug string, from, to board.Status) types.TransactWriteItem {
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                 aws.String(s.table),
+		Key:                       workspaceKey(slug),
+		UpdateExpression:          aws.String("ADD #from :minus, #to :one"),
+		ConditionExpression:       aws.String("attribute_exists(#pk)"),
+		ExpressionAttributeNames:  map[string]string{"#from": countAttr(from), "#to": countAttr(to), "#pk": attrPK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":minus": num(-1), ":one": num(1)},
+	}}
+}
+
+// ticketMoved tells a lost race from a vanished ticket, from the old item
+// the cancellation carried or, without it, a consistent read.
+func (s *Store) ticketMoved(ctx context.Context, id string, old map[string]types.AttributeValue) error {
+	if old == nil {
+		item, err := s.getItem(ctx, ticketKey(id))
+		if err != nil {
+			return err
+		}
+		old = item
+	}
+	if old == nil {
+		return board.ErrNotFound
+	}
+	return board.ErrVersionConflict
+}

@@ -1,0 +1,160 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// DefaultPolicyTTL is how long a workspace's ai_policy, once read, answers
+// get_ticket and list_tickets in this process without another read. Writes
+// never use it: their transactions check the policy themselves.
+const DefaultPolicyTTL = 5 * time.Second
+
+// Config configures Open.
+type Config struct {
+	Client *dynamodb.Client
+	Table  string
+	// CreateTable creates the table (and waits for it) when it does not
+	// exist; for local endpoints and first runs (LEDGER_CREATE_TABLE=1).
+	CreateTable bool
+	// PolicyTTL bounds how stale a cached ai_policy may be for reads
+	// (0: DefaultPolicyTTL; negative: never cached, every read checks).
+	PolicyTTL time.Duration
+	// Seed workspaces created when absent (nil: board.DefaultWorkspaces).
+	Seed   []board.Workspace
+	Logger *slog.Logger
+}
+
+// Store is board.Store on DynamoDB. It is safe for concurrent use.
+type Store struct {
+	db        *dynamodb.Client
+	table     string
+	policyTTL time.Duration
+	log       *slog.Logger
+	cache     *workspaceCache
+	locks     keyLocks
+}
+
+var _ board.Store = (*Store)(nil)
+
+// Open connects to the table (creating it if asked), seeds the default
+// workspaces idempotently and warms the workspace cache, in one read when
+// they exist already.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Client == nil {
+		return nil, errors.New("dynamo: Config.Client is required")
+	}
+	if cfg.Table == "" {
+		return nil, errors.New("dynamo: Config.Table is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case cfg.PolicyTTL == 0:
+		cfg.PolicyTTL = DefaultPolicyTTL
+	case cfg.PolicyTTL < 0:
+		cfg.PolicyTTL = 0
+	}
+	if cfg.Seed == nil {
+		cfg.Seed = board.DefaultWorkspaces()
+	}
+	if cfg.CreateTable {
+		if err := ensureTable(ctx, cfg.Client, cfg.Table, cfg.Logger); err != nil {
+			return nil, err
+		}
+	}
+	s := &Store{db: cfg.Client, table: cfg.Table, policyTTL: cfg.PolicyTTL, log: cfg.Logger, cache: newWorkspaceCache()}
+	if err := s.seed(ctx, cfg.Seed); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases nothing: the SDK client belongs to the caller.
+func (s *Store) Close() error { return nil }
+
+// seed reads the seed workspaces and puts the missing ones with a
+// condition, so instances starting together create each exactly once.
+func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
+	if len(seed) == 0 {
+		return nil
+	}
+	keys := make([]map[string]types.AttributeValue, len(seed))
+	for i, w := range seed {
+		keys[i] = workspaceKey(w.Slug)
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return fmt.Errorf("dynamo: reading workspaces: %w", err)
+	}
+	for i, w := range seed {
+		if item := found[i]; item != nil {
+			s.cache.remember(decodeWorkspace(item))
+			continue
+		}
+		c, err := s.commit(ctx, []types.TransactWriteItem{s.put(workspaceItem(w), "attribute_not_exists(#pk)",
+			map[string]string{"#pk": attrPK}, nil, false)})
+		if err != nil {
+			return fmt.Errorf("dynamo: seeding workspace %s: %w", w.Slug, err)
+		}
+		if c == nil || c.failedAt(0) { // created now, or by another instance meanwhile
+			continue
+		}
+		return fmt.Errorf("dynamo: seeding workspace %s: refused: %v", w.Slug, c.codes)
+	}
+	return nil
+}
+
+// batchGet reads items by key with strongly consistent reads, in one
+// request unless DynamoDB leaves keys unprocessed (then those are asked
+// again, with backoff). found[i] is nil for an absent item.
+func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	found := make([]map[string]types.AttributeValue, len(keys))
+	index := make(map[string]int, len(keys))
+	for i, k := range keys {
+		index[getS(k, attrPK)+"\x00"+getS(k, attrSK)] = i
+	}
+	pending := keys
+	for attempt := 0; len(pending) > 0; attempt++ {
+		if attempt >= maxAttempts {
+			return nil, errors.New("dynamo: BatchGetItem kept leaving keys unprocessed")
+		}
+		if attempt > 0 {
+			if err := backoff(ctx, attempt); err != nil {
+				return nil, err
+			}
+		}
+		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+			s.table: {Keys: pending, ConsistentRead: aws.Bool(true)},
+		}})
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range out.Responses[s.table] {
+			found[index[getS(item, attrPK)+"\x00"+getS(item, attrSK)]] = item
+		}
+		pending = out.UnprocessedKeys[s.table].Keys
+	}
+	return found, nil
+}
+
+// getItem is a strongly consistent read of one item; nil when absent.
+func (s *Store) getItem(ctx context.Context, k map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
+}

@@ -1,0 +1,83 @@
+package dynamo
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// ListWorkspaces is one Query of the workspaces' partition; counts are
+// attributes of each workspace item, kept by the write transactions.
+func (s *Store) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
+	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkWorkspaces)},
+		ConsistentRead:            aws.Bool(true),
+	}, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]board.Workspace, 0, len(items))
+	for _, item := range items {
+		w := decodeWorkspace(item)
+		s.cache.remember(w)
+		out = append(out, w.Workspace)
+	}
+	return out, nil
+}
+
+// GetWorkspace is one consistent GetItem.
+func (s *Store) GetWorkspace(ctx context.Context, slug string) (board.Workspace, error) {
+	item, err := s.getItem(ctx, workspaceKey(slug))
+	if err != nil {
+		return board.Workspace{}, err
+	}
+	if item == nil {
+		return board.Workspace{}, board.ErrNotFound
+	}
+	w := decodeWorkspace(item)
+	s.cache.remember(w)
+	return w.Workspace, nil
+}
+
+// SetWorkspacePolicy changes the policy and appends the event in one
+// transaction. Other instances see the change on their next write at once
+// (write transactions check the policy) and on reads within PolicyTTL.
+func (s *Store) SetWorkspacePolicy(ctx context.Context, slug string, policy board.AIPolicy, ev board.Event) error {
+	event, err := eventItem(ev)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName:                 aws.String(s.table),
+			Key:                       workspaceKey(slug),
+			UpdateExpression:          aws.String("SET #policy = :policy"),
+			ConditionExpression:       aws.String("attribute_exists(#pk)"),
+			ExpressionAttributeNames:  map[string]string{"#policy": attrPolicy, "#pk": attrPK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":policy": str(string(policy))},
+		}},
+		s.put(event, "", nil, nil, false),
+	}
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		c, err := s.commit(ctx, items)
+		switch {
+		case err != nil:
+			return err
+		case c == nil:
+			s.cache.setPolicy(slug, policy)
+			return nil
+		case c.failedAt(0):
+			return board.ErrNotFound
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
+	return errConflicting("changing workspace " + slug)
+}
