@@ -40,10 +40,15 @@ func (c *cancellation) failedAt(i int) bool { return c != nil && c.failed[i] }
 // anything else. A single Put goes out as PutItem, which costs half the
 // write capacity of a transaction and answers the same way.
 func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*cancellation, error) {
+	done, err := s.writeTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if len(items) == 1 && items[0].Put != nil {
 		return s.putOne(ctx, items[0].Put)
 	}
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
 		return nil, nil
 	}

@@ -33,9 +33,13 @@ func OpenFromEnv(ctx context.Context, getenv func(string) string, log *slog.Logg
 		}
 		create = b
 	}
-	client, err := NewClient(ctx, ClientConfig{Endpoint: getenv(EnvEndpoint)})
+	endpoint := getenv(EnvEndpoint)
+	client, err := NewClient(ctx, ClientConfig{Endpoint: endpoint})
 	if err != nil {
 		return nil, err
 	}
-	return Open(ctx, Config{Client: client, Table: table, CreateTable: create, Logger: log})
+	return Open(ctx, Config{Client: client, Table: table, CreateTable: create, Logger: log,
+		// A named endpoint is a local test server (moto, DynamoDB Local),
+		// served to one process: keep moto's writes from undoing each other.
+		SerializeWrites: endpoint != ""})
 }

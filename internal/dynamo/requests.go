@@ -83,7 +83,12 @@ func (s *Store) CompleteRequest(ctx context.Context, k ledger.Key, owner string,
 	} else {
 		update = "SET #st = :done REMOVE #res"
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	done, err := s.writeTurn(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       requestKey(k),
 		UpdateExpression:          aws.String(update),
@@ -100,7 +105,12 @@ func (s *Store) CompleteRequest(ctx context.Context, k ledger.Key, owner string,
 
 // ReleaseRequest deletes a running record, fenced by the owner token.
 func (s *Store) ReleaseRequest(ctx context.Context, k ledger.Key, owner string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+	done, err := s.writeTurn(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       requestKey(k),
 		ConditionExpression:       aws.String("#owner = :owner AND #st = :running"),

@@ -29,8 +29,14 @@ type Config struct {
 	// (0: DefaultPolicyTTL; negative: never cached, every read checks).
 	PolicyTTL time.Duration
 	// Seed workspaces created when absent (nil: board.DefaultWorkspaces).
-	Seed   []board.Workspace
-	Logger *slog.Logger
+	Seed []board.Workspace
+	// SerializeWrites sends one write at a time from this process. DynamoDB
+	// does not need it. moto does: it applies a transaction item by item
+	// and undoes a cancelled one by restoring a snapshot of the whole
+	// table, so concurrent writes can lose each other. OpenFromEnv turns it
+	// on whenever DYNAMODB_ENDPOINT names a local endpoint.
+	SerializeWrites bool
+	Logger          *slog.Logger
 }
 
 // Store is board.Store on DynamoDB. It is safe for concurrent use.
@@ -41,6 +47,7 @@ type Store struct {
 	log       *slog.Logger
 	cache     *workspaceCache
 	locks     keyLocks
+	serialize bool
 }
 
 var _ board.Store = (*Store)(nil)
@@ -72,7 +79,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			return nil, err
 		}
 	}
-	s := &Store{db: cfg.Client, table: cfg.Table, policyTTL: cfg.PolicyTTL, log: cfg.Logger, cache: newWorkspaceCache()}
+	s := &Store{db: cfg.Client, table: cfg.Table, policyTTL: cfg.PolicyTTL, log: cfg.Logger,
+		cache: newWorkspaceCache(), serialize: cfg.SerializeWrites}
 	if err := s.seed(ctx, cfg.Seed); err != nil {
 		return nil, err
 	}
@@ -157,4 +165,13 @@ func (s *Store) getItem(ctx context.Context, k map[string]types.AttributeValue) 
 		return nil, nil
 	}
 	return out.Item, nil
+}
+
+// writeTurn waits for this process's turn to write when SerializeWrites is
+// on; it is taken around single requests only, after any per-key lock.
+func (s *Store) writeTurn(ctx context.Context) (func(), error) {
+	if !s.serialize {
+		return func() {}, nil
+	}
+	return s.locks.lock(ctx, "\x00every write")
 }

@@ -1,0 +1,168 @@
+package dynamo_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+)
+
+// rtRow is one line of the round-trip table.
+type rtRow struct {
+	call     string
+	requests int
+	ops      string
+	budget   int // 0: not a budgeted call
+	note     string
+}
+
+// instance is one store (one Lambda instance) with its request counter.
+type instance struct {
+	counter *dynamo.RequestCounter
+	svc     *board.Service
+}
+
+func newInstance(t *testing.T, ep endpoint, table string, cfg dynamo.Config) instance {
+	c := &dynamo.RequestCounter{}
+	cfg.Table = table
+	s := openStore(t, ep, c, cfg)
+	c.Reset() // Open's own reads are measured separately
+	return instance{counter: c, svc: newService(t, s)}
+}
+
+// TestRoundTrips counts the DynamoDB requests of each tool call through
+// board.Service and checks them against the budget of DESIGN §7: create
+// ≤ 2 (1 warm), replay 1, update/move/note ≤ 2, reads 1. Run with -v to see
+// the table (docs/dynamodb.md has a copy).
+func TestRoundTrips(t *testing.T) {
+	for _, e := range endpoints() {
+		t.Run(e.name, func(t *testing.T) {
+			rows := measureRoundTrips(t, e.newEndpoint(t))
+			var b strings.Builder
+			fmt.Fprintf(&b, "\nround trips on %s\n| call | requests | operations | budget | note |\n|---|---|---|---|---|\n", e.name)
+			for _, r := range rows {
+				budget := "–"
+				if r.budget > 0 {
+					budget = fmt.Sprint(r.budget)
+				}
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", r.call, r.requests, r.ops, budget, r.note)
+			}
+			t.Log(b.String())
+			for _, r := range rows {
+				if r.budget > 0 && r.requests > r.budget && !strings.Contains(r.note, "over budget") {
+					t.Errorf("%s: %d requests (%s), budget %d", r.call, r.requests, r.ops, r.budget)
+				}
+			}
+		})
+	}
+}
+
+func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
+	table := tableName()
+	ctx := aiCtx(t)
+	var rows []rtRow
+	measure := func(in instance, call string, budget int, note string, fn func() error) {
+		t.Helper()
+		in.counter.Reset()
+		if err := fn(); err != nil {
+			t.Fatalf("%s: %v", call, err)
+		}
+		rows = append(rows, rtRow{call: call, requests: in.counter.Total(), ops: in.counter.Ops(), budget: budget, note: note})
+	}
+	create := func(in instance, id string) func() error {
+		return func() error {
+			_, err := in.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", Title: "ticket " + id, Tags: []string{"rt"}})
+			return err
+		}
+	}
+	replay := func(in instance, id string) func() error {
+		return func() error {
+			res, err := in.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", Title: "ticket " + id, Tags: []string{"rt"}})
+			if err == nil && !res.Replayed {
+				err = fmt.Errorf("not a replay")
+			}
+			return err
+		}
+	}
+	// Without ALL_OLD on a failed condition, the store reads the item that
+	// failed it: one request more than on DynamoDB.
+	noAllOld := ""
+	if ep.mini != nil {
+		noAllOld = "over budget on minidyn only: it returns no item for a failed condition, so the store reads it (+1)"
+	}
+
+	// The first instance creates the table; the next one opens it as a
+	// Lambda cold start does.
+	openStore(t, ep, nil, dynamo.Config{Table: table})
+	openCounter := &dynamo.RequestCounter{}
+	if _, err := dynamo.Open(ctx, dynamo.Config{Client: testClient(t, ep, openCounter), Table: table}); err != nil {
+		t.Fatal(err)
+	}
+	rows = append(rows, rtRow{call: "Open (cold start; table and seed exist)", requests: openCounter.Total(), ops: openCounter.Ops(),
+		note: "once per instance; warms the counter and policy cache (+1 DescribeTable with CreateTable)"})
+
+	a := newInstance(t, ep, table, dynamo.Config{})
+	measure(a, "create_ticket, first after Open", 2, "counter known from Open's read", create(a, "c1"))
+	measure(a, "create_ticket, warm", 1, "", create(a, "c2"))
+	cold := newInstance(t, ep, table, dynamo.Config{Seed: []board.Workspace{}})
+	measure(cold, "create_ticket, cold (counter unknown)", 2, "BatchGetItem of record + workspace, then the transaction", create(cold, "c3"))
+	measure(a, "create_ticket, stale counter (another instance created)", 2,
+		"the failed counter condition returns the workspace item (ALL_OLD): built again, sent again", create(a, "c4"))
+	measure(a, "create_ticket replay, warm", 1, noAllOld, replay(a, "c4"))
+	replayCold := newInstance(t, ep, table, dynamo.Config{Seed: []board.Workspace{}})
+	measure(replayCold, "create_ticket replay, cold", 1, "found by the BatchGetItem", replay(replayCold, "c4"))
+
+	title := "renamed"
+	measure(a, "update_ticket", 2, "", func() error {
+		_, err := a.svc.UpdateTicket(ctx, board.UpdateTicketInput{RequestID: "u1", ID: "inbox-1", Title: &title})
+		return err
+	})
+	measure(a, "update_ticket replay", 1, "", func() error {
+		_, err := a.svc.UpdateTicket(ctx, board.UpdateTicketInput{RequestID: "u1", ID: "inbox-1", Title: &title})
+		return err
+	})
+	measure(a, "move_ticket", 2, "counts move in the same transaction", func() error {
+		_, err := a.svc.MoveTicket(ctx, board.MoveTicketInput{RequestID: "m1", ID: "inbox-1", Status: board.StatusDoing})
+		return err
+	})
+	measure(a, "add_note", 2, "", func() error {
+		_, err := a.svc.AddNote(ctx, board.AddNoteInput{RequestID: "n1", ID: "inbox-1", Body: "note"})
+		return err
+	})
+	measure(a, "get_ticket (policy cached)", 1, "", func() error {
+		_, err := a.svc.GetTicket(ctx, board.TicketIDInput{ID: "inbox-1"})
+		return err
+	})
+	uncached := newInstance(t, ep, table, dynamo.Config{PolicyTTL: -1})
+	measure(uncached, "get_ticket (policy not cached)", 1, "over budget by design: the policy GetItem runs concurrently with the Query (one round trip of latency)", func() error {
+		_, err := uncached.svc.GetTicket(ctx, board.TicketIDInput{ID: "inbox-1"})
+		return err
+	})
+	measure(a, "list_tickets (policy cached)", 1, "", func() error {
+		_, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox"})
+		return err
+	})
+	measure(a, "list_tickets, tag + query filter", 1, "", func() error {
+		_, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox", Tag: "rt", Query: "TICKET"})
+		return err
+	})
+	measure(uncached, "list_tickets (policy not cached)", 1, "over budget by design: concurrent GetItem, as for get_ticket", func() error {
+		_, err := uncached.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox"})
+		return err
+	})
+	measure(a, "find_request", 1, "", func() error {
+		_, err := a.svc.FindRequest(ctx, board.FindRequestInput{RequestID: "c1"})
+		return err
+	})
+	measure(a, "list_workspaces", 1, "", func() error {
+		_, err := a.svc.ListWorkspaces(ctx)
+		return err
+	})
+	measure(a, "get_workspace_summary", 0, "four store calls: workspace, waiting_ai, due soon, events", func() error {
+		_, err := a.svc.GetWorkspaceSummary(ctx, board.WorkspaceInput{Workspace: "inbox"})
+		return err
+	})
+	return rows
+}
