@@ -30,3 +30,13 @@ go-test:
 .PHONY: interop
 interop:
 	bash test-tools/run.sh
+
+# create_ticket on the embedded store vs a bare go-sdk no-op tool over HTTP,
+# at 1 and 32 clients: throughput, p50/p99 and the ratio, medians of rounds
+# (bench/cmd/createvsnoop; flags via BENCHFLAGS, e.g. BENCHFLAGS='-rounds 9
+# -direct'). Then the go test benchmarks. Not part of `make test`.
+BENCHFLAGS ?=
+.PHONY: bench
+bench:
+	$(GO) run ./bench/cmd/createvsnoop $(BENCHFLAGS)
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./bench

@@ -1,0 +1,235 @@
+// Command createvsnoop prints create_ticket on the embedded store against a
+// bare go-sdk no-op tool over HTTP, side by side: throughput, p50 and p99
+// latency and the ratio create/no-op, each the median of several rounds, at
+// each client count. Rounds alternate noop and create runs so both see the
+// same machine.
+//
+//	go run ./bench/cmd/createvsnoop [-clients 1,32] [-rounds 5] [-duration 2s]
+//
+// -synchronous overrides PRAGMA synchronous on the store's connections for
+// comparison (the store itself uses FULL); -direct adds a row that calls
+// the service in process (no HTTP, no MCP), the store's own ceiling; -only
+// create with -cpuprofile, -mutexprofile or -blockprofile profiles the create
+// runs alone.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/bench"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "createvsnoop:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	clientsFlag := flag.String("clients", "1,32", "comma-separated numbers of concurrent clients")
+	rounds := flag.Int("rounds", 5, "rounds per client count; the table shows medians")
+	duration := flag.Duration("duration", 2*time.Second, "length of one measured run")
+	warmup := flag.Duration("warmup", 300*time.Millisecond, "unmeasured calls before each run")
+	dir := flag.String("dir", "", "data directory of the store (default: a new temporary directory)")
+	synchronous := flag.String("synchronous", "", "override PRAGMA synchronous (OFF, NORMAL, FULL, EXTRA) for comparison")
+	only := flag.String("only", "", "run only noop or only create")
+	direct := flag.Bool("direct", false, "also call the service directly (no HTTP/MCP): the store's own ceiling")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run")
+	mutexProfile := flag.String("mutexprofile", "", "write a mutex contention profile")
+	blockProfile := flag.String("blockprofile", "", "write a blocking profile")
+	flag.Parse()
+
+	var clients []int
+	for _, f := range strings.Split(*clientsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-clients %q: want positive numbers", *clientsFlag)
+		}
+		clients = append(clients, n)
+	}
+	kinds := []string{"noop", "create"}
+	if *only != "" {
+		if !slices.Contains(kinds, *only) {
+			return fmt.Errorf("-only %q: want noop or create", *only)
+		}
+		kinds = []string{*only}
+	}
+	targetKinds := kinds
+	if *direct {
+		if !slices.Contains(kinds, "create") {
+			return fmt.Errorf("-direct needs the create target")
+		}
+		kinds = append(slices.Clone(kinds), "service")
+	}
+	if err := bench.OverrideSynchronous(*synchronous); err != nil {
+		return err
+	}
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "createvsnoop-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		*dir = d
+	}
+	ctx := context.Background()
+	targets := map[string]*bench.Target{}
+	for _, k := range targetKinds {
+		if k == "noop" {
+			targets[k] = bench.NewNoop()
+		} else {
+			t, err := bench.NewCreate(ctx, *dir)
+			if err != nil {
+				return err
+			}
+			targets[k] = t
+		}
+		defer targets[k].Close()
+	}
+
+	if *mutexProfile != "" {
+		runtime.SetMutexProfileFraction(1)
+	}
+	if *blockProfile != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	syncNote := "FULL (the store's own setting)"
+	if *synchronous != "" {
+		syncNote = strings.ToUpper(*synchronous) + " (overridden for this run)"
+	}
+	fmt.Printf("create_ticket (embedded SQLite store in %s) vs a no-op go-sdk tool, over loopback HTTP,\n", *dir)
+	fmt.Printf("stateless + JSON responses; median of %d rounds of %v; GOMAXPROCS=%d; synchronous=%s\n\n",
+		*rounds, *duration, runtime.GOMAXPROCS(0), syncNote)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "clients\tserver\tcalls/s\tp50\tp99\trounds (calls/s)\t")
+	for _, n := range clients {
+		results := map[string][]bench.Result{}
+		conns := map[string]*bench.Client{}
+		for _, k := range kinds {
+			var c *bench.Client
+			var err error
+			if k == "service" {
+				c, err = bench.ConnectDirect(targets["create"], n)
+			} else {
+				c, err = bench.Connect(ctx, targets[k], n)
+			}
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			conns[k] = c
+		}
+		for range *rounds {
+			for _, k := range kinds {
+				if _, err := conns[k].RunFor(ctx, *warmup); err != nil {
+					return err
+				}
+				r, err := conns[k].RunFor(ctx, *duration)
+				if err != nil {
+					return err
+				}
+				results[k] = append(results[k], r)
+			}
+		}
+		med := map[string]float64{}
+		for _, k := range kinds {
+			rs := results[k]
+			med[k] = median(rs, func(r bench.Result) float64 { return r.Throughput() })
+			p50 := time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.P50) }))
+			p99 := time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.P99) }))
+			var each []string
+			for _, r := range rs {
+				each = append(each, fmt.Sprintf("%.0f", r.Throughput()))
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%v\t%v\t%s\t\n", n, k, med[k], round(p50), round(p99), strings.Join(each, " "))
+		}
+		if slices.Contains(kinds, "noop") && slices.Contains(kinds, "create") {
+			// Each round's ratio compares runs made back to back, so it
+			// drifts less than the ratio of medians when the machine's load
+			// changes between rounds.
+			var ratios []float64
+			var each []string
+			for i := range results["create"] {
+				r := results["create"][i].Throughput() / results["noop"][i].Throughput()
+				ratios = append(ratios, r)
+				each = append(each, fmt.Sprintf("%.3f", r))
+			}
+			slices.Sort(ratios)
+			perRound := ratios[len(ratios)/2]
+			if len(ratios)%2 == 0 {
+				perRound = (ratios[len(ratios)/2-1] + perRound) / 2
+			}
+			verdict := "target met (>= 0.50)"
+			if perRound < 0.5 {
+				verdict = "target missed (< 0.50)"
+			}
+			fmt.Fprintf(tw, "%d\tcreate/noop\t%.3f\t\t\t%s\t\n", n, med["create"]/med["noop"], strings.Join(each, " "))
+			fmt.Fprintf(tw, "\t\t\t\t\tmedian round ratio %.3f: %s\t\n", perRound, verdict)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for name, path := range map[string]string{"mutex": *mutexProfile, "block": *blockProfile} {
+		if path == "" {
+			continue
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func median(rs []bench.Result, f func(bench.Result) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= 10*time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	case d >= 100*time.Microsecond:
+		return d.Round(time.Microsecond)
+	}
+	return d
+}
