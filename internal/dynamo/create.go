@@ -106,7 +106,7 @@ func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.T
 	if err != nil {
 		return err
 	}
-	rec, _, err := liveRecord(found[0], now)
+	rec, _, err := s.liveRecord(ctx, found[0], now)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,8 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	if plan.Ticket.Number != number {
 		return nil, fmt.Errorf("dynamo: built ticket has number %d, asked for %d", plan.Ticket.Number, number)
 	}
-	if err := checkSize("request record", recordItem(rec, txid)); err != nil {
+	recItem, part, err := recordItems(rec, txid)
+	if err != nil {
 		return nil, err
 	}
 	ticket, err := ticketItem(plan.Ticket)
@@ -174,12 +175,16 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 		return nil, err
 	}
 	cond, names, values := recordCondition(rec.CreatedAt)
-	return []types.TransactWriteItem{
-		createRecord:    s.put(recordItem(rec, txid), cond, names, values, true),
+	items := []types.TransactWriteItem{
+		createRecord:    s.put(recItem, cond, names, values, true),
 		createWorkspace: s.counterUpdate(plan.Ticket.Workspace, plan.Ticket.Status, number, allowed),
 		createTicket:    s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false),
 		createEvent:     s.put(event, "", nil, nil, false),
-	}, nil
+	}
+	if part != nil {
+		items = append(items, s.put(part, "", nil, nil, false))
+	}
+	return items, nil
 }
 
 // counterUpdate takes number from the workspace's counter and counts the

@@ -34,7 +34,7 @@ func (s *Store) existingRecord(ctx context.Context, key ledger.Key, old map[stri
 		}
 		old = item
 	}
-	rec, txid, err := liveRecord(old, now)
+	rec, txid, err := s.liveRecord(ctx, old, now)
 	if err != nil {
 		return 0, nil, err
 	}

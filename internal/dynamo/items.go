@@ -50,7 +50,7 @@ func ticketItem(t board.Ticket) (map[string]types.AttributeValue, error) {
 	}
 	item := ticketKey(t.ID)
 	item[attrType] = str(typeTicket)
-	item[attrDoc] = str(string(doc))
+	putBlob(item, attrDoc, doc)
 	item[attrNum] = num(t.Number)
 	item[attrNumKey] = numberKey(t.Number)
 	item[attrVersion] = num(t.Version)
@@ -73,9 +73,9 @@ func ticketItem(t board.Ticket) (map[string]types.AttributeValue, error) {
 func tagsValue(tags []string) string { return "|" + strings.Join(tags, "|") + "|" }
 
 func decodeTicket(item map[string]types.AttributeValue) (board.Ticket, error) {
-	var t board.Ticket
-	if err := json.Unmarshal([]byte(getS(item, attrDoc)), &t); err != nil {
-		return t, fmt.Errorf("dynamo: ticket %s: %w", getS(item, attrPK), err)
+	t, err := decodeDoc[board.Ticket](item)
+	if err != nil {
+		return t, err
 	}
 	t.Number = getN(item, attrNum) // not part of the JSON form
 	return t, nil
@@ -88,7 +88,7 @@ func noteItem(n board.Note) (map[string]types.AttributeValue, error) {
 	}
 	item := key(pkTicketPrefix+n.TicketID, skNotePrefix+orderTime(n.CreatedAt)+"#"+n.ID)
 	item[attrType] = str(typeNote)
-	item[attrDoc] = str(string(doc))
+	putBlob(item, attrDoc, doc)
 	return item, nil
 }
 
@@ -107,7 +107,7 @@ func eventItem(e board.Event) (map[string]types.AttributeValue, error) {
 	}
 	item := key(pk, skEventPrefix+order)
 	item[attrType] = str(typeEvent)
-	item[attrDoc] = str(string(doc))
+	putBlob(item, attrDoc, doc)
 	item[attrEventWS] = str(e.Workspace)
 	item[attrEventOrder] = str(order)
 	return item, nil
@@ -115,7 +115,11 @@ func eventItem(e board.Event) (map[string]types.AttributeValue, error) {
 
 func decodeDoc[T any](item map[string]types.AttributeValue) (T, error) {
 	var v T
-	if err := json.Unmarshal([]byte(getS(item, attrDoc)), &v); err != nil {
+	doc, err := getBlob(item, attrDoc)
+	if err == nil {
+		err = json.Unmarshal(doc, &v)
+	}
+	if err != nil {
 		return v, fmt.Errorf("dynamo: %s %s: %w", getS(item, attrPK), getS(item, attrSK), err)
 	}
 	return v, nil

@@ -46,7 +46,7 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 }
 
 func (s *Store) ticketQuery(q board.TicketQuery, limit int) *dynamodb.QueryInput {
-	names := map[string]string{"#k": attrWS, "#num": attrNum, "#doc": attrDoc}
+	names := map[string]string{"#k": attrWS, "#num": attrNum, "#doc": attrDoc, "#docz": zipped(attrDoc)}
 	values := map[string]types.AttributeValue{":k": str(q.Workspace)}
 	index := indexTickets
 	switch {
@@ -86,7 +86,7 @@ func (s *Store) ticketQuery(q board.TicketQuery, limit int) *dynamodb.QueryInput
 		ScanIndexForward:          aws.Bool(false),
 		// Only what decodeTicket needs travels back; filters still see
 		// every projected attribute.
-		ProjectionExpression: aws.String("#doc, #num"),
+		ProjectionExpression: aws.String("#doc, #docz, #num"),
 	}
 	if len(filters) == 0 {
 		in.Limit = aws.Int32(int32(limit + 1))

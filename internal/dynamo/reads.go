@@ -114,7 +114,7 @@ func (s *Store) LoadForWrite(ctx context.Context, k ledger.Key, ticketID string,
 		return board.WriteContext{}, err
 	}
 	var wc board.WriteContext
-	if wc.Existing, _, err = liveRecord(found[0], now); err != nil {
+	if wc.Existing, _, err = s.liveRecord(ctx, found[0], now); err != nil {
 		return board.WriteContext{}, err
 	}
 	if len(found) < 3 || found[1] == nil || found[2] == nil {

@@ -1,7 +1,9 @@
 package dynamo
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -33,11 +35,54 @@ const (
 	// reports success instead of a replay.
 	attrTxID = "txid"
 	attrType = "type"
+	// attrResultPart, on a record whose result did not fit beside its
+	// arguments, names the part item (same partition, sort key R#result)
+	// written in the same transaction; the part carries the same value.
+	attrResultPart = "result_part"
 )
 
-const typeRequest = "request"
+const (
+	typeRequest     = "request"
+	typeRequestPart = "request-part"
+	skResultPart    = "R#result"
+	// recordInline is the size above which a record's result moves to its
+	// part item. Arguments and result each stay far below the 400 KB
+	// limit even deflated, but together, with every field of a ticket at
+	// its limit and text that does not compress, they can reach it.
+	recordInline = 300 * 1024
+)
 
-// recordItem is the full item of a request record.
+// recordItems is a request record as items: the record and, when its
+// result does not fit beside it, the part holding the result (else nil).
+func recordItems(r ledger.Record, txid string) (rec, part map[string]types.AttributeValue, err error) {
+	rec = recordItem(r, txid)
+	if itemSize(rec) > recordInline {
+		partID := txid
+		if partID == "" {
+			partID = newTxID()
+		}
+		part = key(getS(rec, attrPK), skResultPart)
+		part[attrType] = str(typeRequestPart)
+		part[attrResultPart] = str(partID)
+		part[attrExpiresAt] = rec[attrExpiresAt]
+		for _, name := range []string{attrResult, zipped(attrResult)} {
+			if v, ok := rec[name]; ok {
+				part[name] = v
+				delete(rec, name)
+			}
+		}
+		rec[attrResultPart] = str(partID)
+		if err := checkSize("request record result", part); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := checkSize("request record", rec); err != nil {
+		return nil, nil, err
+	}
+	return rec, part, nil
+}
+
+// recordItem is the item of a request record with everything inline.
 func recordItem(r ledger.Record, txid string) map[string]types.AttributeValue {
 	item := requestKey(r.Key)
 	item[attrType] = str(typeRequest)
@@ -48,8 +93,8 @@ func recordItem(r ledger.Record, txid string) map[string]types.AttributeValue {
 	item[attrExpires] = str(r.ExpiresAt.UTC().Format(time.RFC3339Nano))
 	item[attrExpiresNS] = num(r.ExpiresAt.UnixNano())
 	item[attrExpiresAt] = num(ttlSeconds(r.ExpiresAt))
-	putOptional(item, attrArgs, string(r.Args))
-	putOptional(item, attrResult, string(r.Result))
+	putBlob(item, attrArgs, r.Args)
+	putBlob(item, attrResult, r.Result)
 	putOptional(item, attrOwner, r.Owner)
 	putOptional(item, attrTxID, txid)
 	if !r.LeaseUntil.IsZero() {
@@ -89,13 +134,13 @@ func decodeRecord(item map[string]types.AttributeValue) (ledger.Record, string, 
 	r.Fingerprint = getS(item, attrFingerprint)
 	r.Status = ledger.Status(getS(item, attrReqStatus))
 	r.Owner = getS(item, attrOwner)
-	if v := getS(item, attrArgs); v != "" {
-		r.Args = []byte(v)
-	}
-	if v := getS(item, attrResult); v != "" {
-		r.Result = []byte(v)
-	}
 	var err error
+	if r.Args, err = getBlob(item, attrArgs); err != nil {
+		return r, "", err
+	}
+	if r.Result, err = getBlob(item, attrResult); err != nil {
+		return r, "", err
+	}
 	if r.CreatedAt, err = parseTime(item, attrCreatedAt); err != nil {
 		return r, "", err
 	}
@@ -136,10 +181,31 @@ func splitRequestPK(pk string) (principal, requestID string, ok bool) {
 }
 
 // liveRecord decodes an item into an unexpired record, or returns nil when
-// the item is absent or expired: past retention the key is free again.
-func liveRecord(item map[string]types.AttributeValue, now time.Time) (*ledger.Record, string, error) {
+// the item is absent or expired: past retention the key is free again. A
+// result kept in a part item is read from it (one consistent GetItem; only
+// results too large to sit beside their arguments have one).
+func (s *Store) liveRecord(ctx context.Context, item map[string]types.AttributeValue, now time.Time) (*ledger.Record, string, error) {
 	if len(item) == 0 {
 		return nil, "", nil
+	}
+	if partID := getS(item, attrResultPart); partID != "" {
+		if r, _, err := decodeRecord(item); err != nil || r.Expired(now) {
+			return nil, "", err
+		}
+		part, err := s.getItem(ctx, key(getS(item, attrPK), skResultPart))
+		if err != nil {
+			return nil, "", err
+		}
+		if getS(part, attrResultPart) != partID {
+			return nil, "", fmt.Errorf("dynamo: the result part of request record %s is missing", getS(item, attrPK))
+		}
+		merged := maps.Clone(item)
+		for _, name := range []string{attrResult, zipped(attrResult)} {
+			if v, ok := part[name]; ok {
+				merged[name] = v
+			}
+		}
+		item = merged
 	}
 	r, txid, err := decodeRecord(item)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,7 +21,7 @@ func (s *Store) GetRequest(ctx context.Context, k ledger.Key, now time.Time) (le
 	if err != nil {
 		return ledger.Record{}, err
 	}
-	rec, _, err := liveRecord(item, now)
+	rec, _, err := s.liveRecord(ctx, item, now)
 	if err != nil {
 		return ledger.Record{}, err
 	}
@@ -55,7 +56,7 @@ func (s *Store) ClaimRequest(ctx context.Context, rec ledger.Record, now time.Ti
 					return err
 				}
 			}
-			held, _, err := liveRecord(old, now)
+			held, _, err := s.liveRecord(ctx, old, now)
 			if err != nil {
 				return err
 			}
@@ -76,24 +77,33 @@ func (s *Store) ClaimRequest(ctx context.Context, rec ledger.Record, now time.Ti
 
 // CompleteRequest stores the result, fenced by the owner token.
 func (s *Store) CompleteRequest(ctx context.Context, k ledger.Key, owner string, result []byte) error {
-	update := "SET #st = :done, #res = :res"
+	// The result replaces whatever form an earlier one had (plain,
+	// deflated or in a part item).
 	values := map[string]types.AttributeValue{":done": str(string(ledger.StatusDone)), ":owner": str(owner)}
-	if len(result) > 0 {
-		values[":res"] = str(string(result))
-	} else {
-		update = "SET #st = :done REMOVE #res"
+	stored := map[string]types.AttributeValue{}
+	putBlob(stored, attrResult, result)
+	update, remove := "SET #st = :done", []string{"#rp"}
+	for placeholder, name := range map[string]string{"#r": attrResult, "#rz": zipped(attrResult)} {
+		if v, ok := stored[name]; ok {
+			update += ", " + placeholder + " = :res"
+			values[":res"] = v
+		} else {
+			remove = append(remove, placeholder)
+		}
 	}
+	update += " REMOVE " + strings.Join(remove, ", ")
 	done, err := s.writeTurn(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
 	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       requestKey(k),
-		UpdateExpression:          aws.String(update),
-		ConditionExpression:       aws.String("#owner = :owner"),
-		ExpressionAttributeNames:  map[string]string{"#st": attrReqStatus, "#res": attrResult, "#owner": attrOwner},
+		TableName:           aws.String(s.table),
+		Key:                 requestKey(k),
+		UpdateExpression:    aws.String(update),
+		ConditionExpression: aws.String("#owner = :owner"),
+		ExpressionAttributeNames: map[string]string{"#st": attrReqStatus, "#owner": attrOwner,
+			"#r": attrResult, "#rz": zipped(attrResult), "#rp": attrResultPart},
 		ExpressionAttributeValues: values,
 	})
 	var ccf *types.ConditionalCheckFailedException

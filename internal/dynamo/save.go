@@ -66,8 +66,8 @@ type saveLayout struct{ ticket, workspace int }
 
 func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteItem, saveLayout, error) {
 	var at saveLayout
-	rec := recordItem(tx.Request, txid)
-	if err := checkSize("request record", rec); err != nil {
+	rec, part, err := recordItems(tx.Request, txid)
+	if err != nil {
 		return nil, at, err
 	}
 	cond, names, values := recordCondition(tx.Request.CreatedAt)
@@ -101,6 +101,9 @@ func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteIt
 			return nil, at, err
 		}
 		items = append(items, s.put(note, "", nil, nil, false))
+	}
+	if part != nil {
+		items = append(items, s.put(part, "", nil, nil, false))
 	}
 	return items, at, nil
 }
