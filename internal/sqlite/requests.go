@@ -82,7 +82,7 @@ func (s *Store) GetRequest(ctx context.Context, key ledger.Key, now time.Time) (
 // ClaimRequest puts a running record under a lease, taking over an expired
 // lease or an expired record.
 func (s *Store) ClaimRequest(ctx context.Context, rec ledger.Record, now time.Time) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		existing, err := getRequest(ctx, tx, rec.Key, now)
 		switch {
 		case err == nil && !existing.LeaseExpired(now):

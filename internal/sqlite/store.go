@@ -18,10 +18,14 @@ import (
 
 // Store implements board.Store. Writes go through one connection, so SQLite's
 // single writer never has to wait on its busy timeout inside the process;
-// reads use a pool and see committed snapshots (WAL).
+// reads use a pool and see committed snapshots (WAL). Concurrent writes are
+// group-committed (see commit.go): one disk sync covers a batch.
 type Store struct {
 	write *sql.DB
 	read  *sql.DB
+	jobs  chan job
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 var _ board.Store = (*Store)(nil)
@@ -63,11 +67,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	read.SetMaxOpenConns(8)
-	s := &Store{write: write, read: read}
+	s := &Store{write: write, read: read, jobs: make(chan job), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
-		s.Close()
+		write.Close()
+		read.Close()
 		return nil, fmt.Errorf("preparing %s: %w", path, err)
 	}
+	go s.committer()
 	return s, nil
 }
 
@@ -85,22 +91,15 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both pools.
+// Close stops the committer after the batch in flight and closes both pools.
 func (s *Store) Close() error {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	<-s.done
 	return errors.Join(s.write.Close(), s.read.Close())
-}
-
-// inTx runs fn in one write transaction, committing only if fn succeeds.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
 
 // timeFormat is fixed-width so stored times compare correctly as text.

@@ -269,8 +269,14 @@ func (s *Store) LoadForWrite(ctx context.Context, key ledger.Key, ticketID strin
 // CreateTicket assigns the next number and commits the ticket, its event and
 // the request record in one transaction.
 func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
+	// A retry finds its record on a read connection, without queueing
+	// behind writes for the write connection; the check inside the
+	// transaction below stays the one that decides.
+	if rec, err := getRequest(ctx, s.read, tx.Request.Key, tx.Request.CreatedAt); err == nil {
+		return ledger.Record{}, &ledger.ExistsError{Record: rec}
+	}
 	var stored ledger.Record
-	err := s.inTx(ctx, func(dbtx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, dbtx *sql.Tx) error {
 		if err := claimKey(ctx, dbtx, tx.Request.Key, tx.Request.CreatedAt); err != nil {
 			return err
 		}
@@ -314,7 +320,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 // SaveTicket commits a change computed from tx.Before, if the ticket is
 // still at that version.
 func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record, error) {
-	err := s.inTx(ctx, func(dbtx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, dbtx *sql.Tx) error {
 		if err := claimKey(ctx, dbtx, tx.Request.Key, tx.Request.CreatedAt); err != nil {
 			return err
 		}

@@ -78,7 +78,7 @@ func (s *Store) GetWorkspace(ctx context.Context, slug string) (board.Workspace,
 
 // SetWorkspacePolicy changes ai_policy and appends the event atomically.
 func (s *Store) SetWorkspacePolicy(ctx context.Context, slug string, policy board.AIPolicy, ev board.Event) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE workspaces SET ai_policy = ? WHERE slug = ?`, string(policy), slug)
 		if err != nil {
 			return err
