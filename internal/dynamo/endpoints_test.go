@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"hash/crc32"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -40,9 +42,26 @@ func minidyn(t testing.TB) endpoint {
 // inject faults into the HTTP exchange.
 func newMinidyn(t testing.TB, wrap func(http.Handler) http.Handler) endpoint {
 	s := miniserver.NewServer()
-	srv := httptest.NewServer(wrap(s))
+	srv := httptest.NewServer(withCRC32(wrap(s)))
 	t.Cleanup(srv.Close)
 	return endpoint{name: "minidyn", url: srv.URL, mini: s}
+}
+
+// withCRC32 adds the X-Amz-Crc32 header DynamoDB (and moto) send and
+// minidyn does not; without it an SDK client with a logger warns about
+// every response.
+func withCRC32(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		body := rec.Body.Bytes()
+		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(body)
+	})
 }
 
 // motoURL is the moto server (or any endpoint) named by the environment;

@@ -38,6 +38,9 @@ func OpenFromEnv(ctx context.Context, getenv func(string) string, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
+	if log == nil {
+		log = slog.Default()
+	}
 	return Open(ctx, Config{Client: client, Table: table, CreateTable: create, Logger: log,
 		// A named endpoint is a local test server (moto, DynamoDB Local),
 		// served to one process: keep moto's writes from undoing each other.

@@ -101,6 +101,10 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 		keys[i] = workspaceKey(w.Slug)
 	}
 	found, err := s.batchGet(ctx, keys)
+	var missing *types.ResourceNotFoundException
+	if errors.As(err, &missing) {
+		return fmt.Errorf("dynamo: table %s does not exist: create it with LEDGER_CREATE_TABLE=1 (local endpoints) or the SAM template (AWS): %w", s.table, err)
+	}
 	if err != nil {
 		return fmt.Errorf("dynamo: reading workspaces: %w", err)
 	}
