@@ -116,7 +116,10 @@ func retryableOrFail(err error) (*cancellation, error) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
-	if retry.IsErrorRetryables(retry.DefaultRetryables).IsErrorRetryable(err).Bool() {
+	// A single-item write that meets a transaction in flight on the same
+	// item gets TransactionConflictException, which the SDK does not retry.
+	var conflict *types.TransactionConflictException
+	if errors.As(err, &conflict) || retry.IsErrorRetryables(retry.DefaultRetryables).IsErrorRetryable(err).Bool() {
 		return &cancellation{retry: true, codes: []string{err.Error()}}, nil
 	}
 	return nil, err

@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"sync"
@@ -103,6 +104,16 @@ func TestFaultsOnSave(t *testing.T) {
 	if err != nil || note.Replayed {
 		t.Fatalf("note under faults: %+v %v", note, err)
 	}
+	// A call that changes nothing writes only its record, with PutItem,
+	// which can meet a transaction on the same item.
+	inj.arm("PutItem", faultItemConflict, faultThrottle, faultLostResponse, faultItemConflict)
+	same, err := svc.MoveTicket(ctx, board.MoveTicketInput{RequestID: "m-same", ID: "inbox-1", Status: board.StatusDoing})
+	if err != nil || same.Replayed || same.Ticket.Version != 4 {
+		t.Fatalf("no-op move under faults: %+v %v", same, err)
+	}
+	if got := inj.count("PutItem"); got != 4 {
+		t.Errorf("%d PutItem faults applied, want 4", got)
+	}
 	d, err := svc.GetTicket(ctx, board.TicketIDInput{ID: "inbox-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -192,5 +203,39 @@ func TestCancelledAfterCommit(t *testing.T) {
 	}
 	if ids := ticketIDs(t, svc); !slices.Equal(ids, []string{"inbox-1"}) {
 		t.Errorf("tickets: %v, want exactly [inbox-1]", ids)
+	}
+}
+
+// TestFaultsOnClaim: a claim whose answer was lost is recognised as the
+// caller's own by its owner token, and is not handed to anyone else.
+func TestFaultsOnClaim(t *testing.T) {
+	t.Parallel()
+	s, inj, _ := faultyStore(t)
+	ctx := context.Background()
+	now := time.Now()
+	claim := func(owner string) ledger.Record {
+		args := []byte(`{"intent":"import"}`)
+		rec := ledger.NewRecord(ledger.Key{Principal: "ai:test", RequestID: "job"}, "import_tickets", args, now, 24*time.Hour)
+		rec.Status, rec.Owner, rec.LeaseUntil = ledger.StatusRunning, owner, now.Add(time.Minute)
+		return rec
+	}
+	inj.arm("PutItem", faultLostResponse, faultItemConflict, faultLostResponse)
+	if err := s.ClaimRequest(ctx, claim("w1"), now); err != nil {
+		t.Fatalf("claim under faults: %v", err)
+	}
+	got, err := s.GetRequest(ctx, ledger.Key{Principal: "ai:test", RequestID: "job"}, now)
+	if err != nil || got.Owner != "w1" || got.Status != ledger.StatusRunning {
+		t.Fatalf("after the claim: %+v %v", got, err)
+	}
+	var exists *ledger.ExistsError
+	if err := s.ClaimRequest(ctx, claim("w2"), now); !errors.As(err, &exists) || exists.Record.Owner != "w1" {
+		t.Errorf("second claim: %v, want ExistsError naming w1", err)
+	}
+	inj.arm("UpdateItem", faultLostResponse, faultThrottle)
+	if err := s.CompleteRequest(ctx, got.Key, "w1", []byte(`{"imported":1}`)); err != nil {
+		t.Errorf("complete under faults: %v", err)
+	}
+	if got, _ := s.GetRequest(ctx, got.Key, now); got.Status != ledger.StatusDone || string(got.Result) != `{"imported":1}` {
+		t.Errorf("after completing: %+v", got)
 	}
 }

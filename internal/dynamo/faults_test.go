@@ -27,6 +27,9 @@ const (
 	// faultTxConflict answers a TransactWriteItems with a
 	// TransactionCanceledException whose reason is TransactionConflict.
 	faultTxConflict
+	// faultItemConflict answers a single-item write with
+	// TransactionConflictException (it met a transaction on the item).
+	faultItemConflict
 )
 
 // injector sits between the SDK and minidyn and applies faults to the next
@@ -104,6 +107,8 @@ func (in *injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeAPIError(w, http.StatusBadRequest, "TransactionCanceledException",
 			"Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]", reasons)
+	case faultItemConflict:
+		writeAPIError(w, http.StatusBadRequest, "TransactionConflictException", "injected: the item is part of a transaction in flight", nil)
 	}
 }
 
@@ -120,5 +125,5 @@ func writeAPIError(w http.ResponseWriter, status int, typ, msg string, reasons [
 }
 
 func (f fault) String() string {
-	return [...]string{"throttle", "server error", "lost response", "transaction conflict"}[f]
+	return [...]string{"throttle", "server error", "lost response", "transaction conflict", "item conflict"}[f]
 }

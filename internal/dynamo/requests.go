@@ -92,44 +92,58 @@ func (s *Store) CompleteRequest(ctx context.Context, k ledger.Key, owner string,
 		}
 	}
 	update += " REMOVE " + strings.Join(remove, ", ")
-	done, err := s.writeTurn(ctx)
-	if err != nil {
+	return s.fenced(ctx, func() error {
+		_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:           aws.String(s.table),
+			Key:                 requestKey(k),
+			UpdateExpression:    aws.String(update),
+			ConditionExpression: aws.String("#owner = :owner"),
+			ExpressionAttributeNames: map[string]string{"#st": attrReqStatus, "#owner": attrOwner,
+				"#r": attrResult, "#rz": zipped(attrResult), "#rp": attrResultPart},
+			ExpressionAttributeValues: values,
+		})
 		return err
-	}
-	defer done()
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 requestKey(k),
-		UpdateExpression:    aws.String(update),
-		ConditionExpression: aws.String("#owner = :owner"),
-		ExpressionAttributeNames: map[string]string{"#st": attrReqStatus, "#owner": attrOwner,
-			"#r": attrResult, "#rz": zipped(attrResult), "#rp": attrResultPart},
-		ExpressionAttributeValues: values,
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return board.ErrNotOwner
-	}
-	return err
 }
 
 // ReleaseRequest deletes a running record, fenced by the owner token.
 func (s *Store) ReleaseRequest(ctx context.Context, k ledger.Key, owner string) error {
-	done, err := s.writeTurn(ctx)
-	if err != nil {
+	return s.fenced(ctx, func() error {
+		_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName:                 aws.String(s.table),
+			Key:                       requestKey(k),
+			ConditionExpression:       aws.String("#owner = :owner AND #st = :running"),
+			ExpressionAttributeNames:  map[string]string{"#owner": attrOwner, "#st": attrReqStatus},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":owner": str(owner), ":running": str(string(ledger.StatusRunning))},
+		})
 		return err
-	}
-	defer done()
-	_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       requestKey(k),
-		ConditionExpression:       aws.String("#owner = :owner AND #st = :running"),
-		ExpressionAttributeNames:  map[string]string{"#owner": attrOwner, "#st": attrReqStatus},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": str(owner), ":running": str(string(ledger.StatusRunning))},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return board.ErrNotOwner
+}
+
+// fenced runs a write conditioned on the owner token: a failed condition is
+// ErrNotOwner; contention and what the SDK gave up retrying are retried.
+func (s *Store) fenced(ctx context.Context, write func() error) error {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		done, err := s.writeTurn(ctx)
+		if err != nil {
+			return err
+		}
+		err = write()
+		done()
+		if err == nil {
+			return nil
+		}
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return board.ErrNotOwner
+		}
+		c, err := retryableOrFail(err)
+		if err != nil || c == nil {
+			return err
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return err
+		}
 	}
-	return err
+	return errConflicting("a fenced ledger write")
 }
