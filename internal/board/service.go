@@ -62,7 +62,7 @@ const maxAttempts = 20
 // whether retrying is safe (it always is: the request_id makes it so).
 func storeFailure(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Errorf(CodeInternal, "the call was cancelled before it committed, so nothing was written by it; retry with the same request_id, or call find_request to check")
+		return Errorf(CodeInternal, "the call was cancelled or ran out of time before its answer; it may or may not have been written. Call find_request with the same request_id to find out, or retry with the same request_id (never a new one)")
 	}
 	var e *Error
 	if errors.As(err, &e) {

@@ -67,7 +67,7 @@ func TestCancellation(t *testing.T) {
 			}
 
 			// The witness: the database file, read outside the MCP path.
-			rows := rowCounts(t, e.DBPath)
+			rows := e.Witness(t)
 			cs2 := connect(t, e.URL, modernVersion, nil)
 			found := call[board.RequestLookup](t, cs2, "find_request", map[string]any{"request_id": "cancel-1"})
 			if !c.afterCommit {
@@ -89,7 +89,7 @@ func TestCancellation(t *testing.T) {
 			if !retry.Replayed || retry.Ticket.ID != "inbox-1" {
 				t.Fatalf("retry = %+v, want the committed ticket replayed", retry)
 			}
-			if rows := rowCounts(t, e.DBPath); rows["tickets"] != 1 {
+			if rows := e.Witness(t); rows["tickets"] != 1 {
 				t.Fatalf("retry wrote again: %v", rows)
 			}
 		})

@@ -4,13 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
@@ -22,12 +29,16 @@ const (
 
 var agent = board.Principal{Author: "ai:tester", Source: board.SourceMCP}
 
-// env is one server on a fresh embedded store, reachable over real HTTP.
+// env is one server on a fresh store, reachable over real HTTP. The store is
+// the embedded one unless LEDGER_TEST_STORE=dynamodb names DynamoDB at
+// DYNAMODB_ENDPOINT (make test runs this package both ways, on moto).
 type env struct {
-	URL    string
-	Store  *sqlite.Store // the witness: read directly, outside the MCP path
-	DBPath string
-	Svc    *board.Service
+	URL   string
+	Store board.Store // reads the state directly, outside the MCP path
+	Svc   *board.Service
+	// Witness counts tickets, notes, events and request records in the
+	// backend itself (SQL, or a DynamoDB scan), whatever the service says.
+	Witness func(t *testing.T) map[string]int
 }
 
 type envOptions struct {
@@ -40,24 +51,80 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	if opts.principal == (board.Principal{}) {
 		opts.principal = agent
 	}
+	var e env
+	if os.Getenv("LEDGER_TEST_STORE") == "dynamodb" {
+		e.Store, e.Witness = openDynamo(t)
+	} else {
+		e.Store, e.Witness = openSQLite(t)
+	}
+	store := e.Store
+	if opts.wrap != nil {
+		store = opts.wrap(store)
+	}
+	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Svc = svc
+	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(opts.principal)})
+	ts := httptest.NewServer(mcpserver.Handler(server, mcpserver.HandlerOptions{}))
+	t.Cleanup(ts.Close)
+	e.URL = ts.URL + "/mcp"
+	return &e
+}
+
+func openSQLite(t *testing.T) (board.Store, func(*testing.T) map[string]int) {
 	dbPath := t.TempDir() + "/ledger.db"
 	st, err := sqlite.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	var store board.Store = st
-	if opts.wrap != nil {
-		store = opts.wrap(st)
+	return st, func(t *testing.T) map[string]int { return rowCounts(t, dbPath) }
+}
+
+func openDynamo(t *testing.T) (board.Store, func(*testing.T) map[string]int) {
+	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	if endpoint == "" {
+		t.Fatal("LEDGER_TEST_STORE=dynamodb needs DYNAMODB_ENDPOINT (scripts/with-moto.sh sets it)")
 	}
-	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test"})
+	ctx := context.Background()
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(opts.principal)})
-	ts := httptest.NewServer(mcpserver.Handler(server, mcpserver.HandlerOptions{}))
-	t.Cleanup(ts.Close)
-	return &env{URL: ts.URL + "/mcp", Store: st, Svc: svc, DBPath: dbPath}
+	table := fmt.Sprintf("mcp-%s-%d", strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name())), time.Now().UnixNano())
+	if len(table) > 200 {
+		table = table[len(table)-200:]
+	}
+	st, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table, CreateTable: true, SerializeWrites: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &table})
+	})
+	return st, func(t *testing.T) map[string]int { return scanCounts(t, client, table) }
+}
+
+// scanCounts counts items by their type attribute with a consistent scan.
+func scanCounts(t *testing.T, client *dynamodb.Client, table string) map[string]int {
+	t.Helper()
+	names := map[string]string{"ticket": "tickets", "note": "notes", "event": "events", "request": "requests"}
+	out := map[string]int{"tickets": 0, "notes": 0, "events": 0, "requests": 0}
+	p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{TableName: &table, ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range page.Items {
+			if v, ok := item["type"].(*types.AttributeValueMemberS); ok && names[v.Value] != "" {
+				out[names[v.Value]]++
+			}
+		}
+	}
+	return out
 }
 
 // connect opens a go-sdk client session at the given protocol revision.

@@ -14,7 +14,7 @@ func TestInvalidInputIsRefusedAndWritesNothing(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	cs := connect(t, e.URL, modernVersion, nil)
 	call[map[string]any](t, cs, "create_ticket", map[string]any{"request_id": "base", "workspace": "inbox", "title": "Existing"})
-	before := rowCounts(t, e.DBPath)
+	before := e.Witness(t)
 
 	create := func(extra map[string]any) map[string]any {
 		args := map[string]any{"request_id": "c1", "workspace": "inbox", "title": "A title"}
@@ -88,7 +88,7 @@ func TestInvalidInputIsRefusedAndWritesNothing(t *testing.T) {
 			}
 		})
 	}
-	if after := rowCounts(t, e.DBPath); fmt.Sprint(after) != fmt.Sprint(before) {
+	if after := e.Witness(t); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("refused calls wrote rows: before %v, after %v", before, after)
 	}
 }
@@ -171,7 +171,7 @@ func TestRawBodyChecks(t *testing.T) {
 	if !strings.Contains(body, `"error"`) || !strings.Contains(body, "drop_tables") {
 		t.Errorf("unknown tool must be a JSON-RPC error: %d %s", status, body)
 	}
-	if got := rowCounts(t, e.DBPath); got["tickets"] != 0 || got["requests"] != 0 || got["events"] != 0 {
+	if got := e.Witness(t); got["tickets"] != 0 || got["requests"] != 0 || got["events"] != 0 {
 		t.Fatalf("refused requests wrote rows: %v", got)
 	}
 	status, body = post(fmt.Sprintf(call, "fine"), map[string]string{"Origin": strings.TrimSuffix(e.URL, "/mcp")})
