@@ -52,7 +52,8 @@ type Store interface {
 	// the new ticket state if After is set, the event and the note if set.
 	// The stored version must still be Before.Version, also when After is nil
 	// (the stored result was computed from Before). Errors:
-	// *ledger.ExistsError, ErrVersionConflict, ErrNotFound.
+	// *ledger.ExistsError, ErrVersionConflict, ErrNotFound, *PolicyError
+	// (the ticket's workspace policy is not in tx.AllowedPolicies).
 	SaveTicket(ctx context.Context, tx SaveTx) (ledger.Record, error)
 
 	// ClaimRequest puts a running record with an owner and lease, for work
@@ -131,4 +132,7 @@ type SaveTx struct {
 	After   *Ticket       // nil: nothing changes but the request record
 	Event   *Event
 	Note    *Note
+	// AllowedPolicies: nil allows any; AI callers pass read_write only, so
+	// a policy changed since LoadForWrite is enforced at commit.
+	AllowedPolicies []AIPolicy
 }

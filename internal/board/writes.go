@@ -127,8 +127,13 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 			return nil, false, storeFailure(err)
 		}
 		rec.Result = result
-		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note})
+		var allowed []AIPolicy
+		if p.IsAI() {
+			allowed = []AIPolicy{PolicyReadWrite}
+		}
+		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, AllowedPolicies: allowed})
 		var exists *ledger.ExistsError
+		var denied *PolicyError
 		switch {
 		case errors.Is(err, ErrVersionConflict):
 			continue // someone changed the ticket since we read it: recompute
@@ -137,6 +142,11 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 			return res, true, err
 		case errors.Is(err, ErrNotFound):
 			return nil, false, ticketNotFound(ticketID)
+		case errors.As(err, &denied):
+			if denied.Policy == PolicyHidden {
+				return nil, false, ticketNotFound(ticketID)
+			}
+			return nil, false, writeDenied(p, wc.Ticket.Workspace, denied.Policy)
 		case err != nil:
 			return nil, false, storeFailure(err)
 		}

@@ -104,12 +104,24 @@ func TestFaultsOnSave(t *testing.T) {
 	if err != nil || note.Replayed {
 		t.Fatalf("note under faults: %+v %v", note, err)
 	}
-	// A call that changes nothing writes only its record, with PutItem,
-	// which can meet a transaction on the same item.
-	inj.arm("PutItem", faultItemConflict, faultThrottle, faultLostResponse, faultItemConflict)
+	// An AI call that changes nothing writes its record with a check that
+	// the policy still allows it: a transaction of two items.
+	before := inj.count("TransactWriteItems")
+	inj.arm("TransactWriteItems", all...)
 	same, err := svc.MoveTicket(ctx, board.MoveTicketInput{RequestID: "m-same", ID: "inbox-1", Status: board.StatusDoing})
 	if err != nil || same.Replayed || same.Ticket.Version != 4 {
 		t.Fatalf("no-op move under faults: %+v %v", same, err)
+	}
+	if got := inj.count("TransactWriteItems") - before; got != len(all) {
+		t.Errorf("%d transaction faults applied to the no-op move, want %d", got, len(all))
+	}
+	// A person's call that changes nothing needs no policy check: its record
+	// goes alone, with PutItem, which can meet a transaction on the same item.
+	person := board.WithPrincipal(t.Context(), board.Principal{Author: "human", Source: board.SourceWeb})
+	inj.arm("PutItem", faultItemConflict, faultThrottle, faultLostResponse, faultItemConflict)
+	same, err = svc.MoveTicket(person, board.MoveTicketInput{RequestID: "m-same-person", ID: "inbox-1", Status: board.StatusDoing})
+	if err != nil || same.Replayed || same.Ticket.Version != 4 {
+		t.Fatalf("a person's no-op move under faults: %+v %v", same, err)
 	}
 	if got := inj.count("PutItem"); got != 4 {
 		t.Errorf("%d PutItem faults applied, want 4", got)

@@ -3,6 +3,9 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -51,7 +54,10 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		case at.ticket > 0 && c.failedAt(at.ticket):
 			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
 		case at.workspace > 0 && c.failedAt(at.workspace):
-			return ledger.Record{}, board.ErrNotFound
+			if err := s.workspaceRefuses(ctx, tx, c.old[at.workspace]); err != nil {
+				return ledger.Record{}, err
+			}
+			// The policy allows the write after all (it changed back): retry.
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return ledger.Record{}, err
@@ -85,8 +91,21 @@ func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteIt
 			map[string]types.AttributeValue{":v": num(tx.Before.Version)}, true))
 		if tx.After.Status != tx.Before.Status {
 			at.workspace = len(items)
-			items = append(items, s.moveCount(tx.Before.Workspace, tx.Before.Status, tx.After.Status))
+			items = append(items, s.moveCount(tx.Before.Workspace, tx.Before.Status, tx.After.Status, tx.AllowedPolicies))
 		}
+	}
+	if at.workspace == 0 && tx.AllowedPolicies != nil {
+		// No count moves, but the policy must still hold at commit.
+		cond, names, values := policyCondition(tx.AllowedPolicies)
+		at.workspace = len(items)
+		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName:                           aws.String(s.table),
+			Key:                                 workspaceKey(tx.Before.Workspace),
+			ConditionExpression:                 aws.String(cond),
+			ExpressionAttributeNames:            names,
+			ExpressionAttributeValues:           values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}})
 	}
 	if tx.Event != nil {
 		ev, err := eventItem(*tx.Event)
@@ -110,15 +129,63 @@ func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteIt
 
 // moveCount moves one ticket between the workspace's status counts. The
 // ticket's version condition in the same transaction makes it exact.
-func (s *Store) moveCount(slug string, from, to board.Status) types.TransactWriteItem {
+func (s *Store) moveCount(slug string, from, to board.Status, allowed []board.AIPolicy) types.TransactWriteItem {
+	cond, names, values := policyCondition(allowed)
+	names["#from"], names["#to"] = countAttr(from), countAttr(to)
+	values[":minus"], values[":one"] = num(-1), num(1)
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 aws.String(s.table),
-		Key:                       workspaceKey(slug),
-		UpdateExpression:          aws.String("ADD #from :minus, #to :one"),
-		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  map[string]string{"#from": countAttr(from), "#to": countAttr(to), "#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":minus": num(-1), ":one": num(1)},
+		TableName:                           aws.String(s.table),
+		Key:                                 workspaceKey(slug),
+		UpdateExpression:                    aws.String("ADD #from :minus, #to :one"),
+		ConditionExpression:                 aws.String(cond),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
+}
+
+// policyCondition holds when the workspace exists and, if allowed is not
+// nil, its ai_policy is one of allowed.
+func policyCondition(allowed []board.AIPolicy) (string, map[string]string, map[string]types.AttributeValue) {
+	names := map[string]string{"#pk": attrPK}
+	values := map[string]types.AttributeValue{}
+	cond := "attribute_exists(#pk)"
+	if allowed == nil {
+		return cond, names, values
+	}
+	if len(allowed) == 0 {
+		return "attribute_not_exists(#pk) AND attribute_exists(#pk)", names, values // allows nothing
+	}
+	names["#policy"] = attrPolicy
+	var in []string
+	for i, p := range allowed {
+		name := ":p" + strconv.Itoa(i)
+		values[name] = str(string(p))
+		in = append(in, name)
+	}
+	return cond + " AND #policy IN (" + strings.Join(in, ", ") + ")", names, values
+}
+
+// workspaceRefuses explains a failed workspace condition of a save: the
+// workspace is gone, or its policy no longer allows the caller. nil means
+// neither holds any more, and the save may be retried.
+func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[string]types.AttributeValue) error {
+	if old == nil {
+		item, err := s.getItem(ctx, workspaceKey(tx.Before.Workspace))
+		if err != nil {
+			return err
+		}
+		old = item
+	}
+	if old == nil {
+		return board.ErrNotFound
+	}
+	w := decodeWorkspace(old)
+	s.cache.remember(w)
+	if tx.AllowedPolicies != nil && !slices.Contains(tx.AllowedPolicies, w.Workspace.AIPolicy) {
+		return &board.PolicyError{Policy: w.Workspace.AIPolicy}
+	}
+	return nil
 }
 
 // ticketMoved tells a lost race from a vanished ticket, from the old item

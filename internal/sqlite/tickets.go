@@ -325,12 +325,17 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			return err
 		}
 		var version int64
-		err := dbtx.QueryRowContext(ctx, `SELECT version FROM tickets WHERE id = ?`, tx.Before.ID).Scan(&version)
+		var policy board.AIPolicy
+		err := dbtx.QueryRowContext(ctx, `SELECT t.version, w.ai_policy FROM tickets t JOIN workspaces w ON w.slug = t.workspace
+			WHERE t.id = ?`, tx.Before.ID).Scan(&version, &policy)
 		if errors.Is(err, sql.ErrNoRows) {
 			return board.ErrNotFound
 		}
 		if err != nil {
 			return err
+		}
+		if tx.AllowedPolicies != nil && !slices.Contains(tx.AllowedPolicies, policy) {
+			return &board.PolicyError{Policy: policy}
 		}
 		if version != tx.Before.Version {
 			return board.ErrVersionConflict

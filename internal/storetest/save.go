@@ -1,7 +1,10 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
@@ -21,6 +24,7 @@ func saveTests() []contractTest {
 		{"ExistsError wins over a version conflict and a missing ticket", testSaveExistsPrecedence},
 		{"an expired record is replaced", testSaveExpired},
 		{"a missing ticket is ErrNotFound, nothing written", testSaveMissingTicket},
+		{"a policy outside AllowedPolicies is PolicyError, nothing written", testSavePolicy},
 	}
 }
 
@@ -237,4 +241,50 @@ func testSaveMissingTicket(t *testing.T, f *fixture) {
 	}
 	assertEvents(t, "ListEvents(inbox)", []board.Event{plan.Event}, f.events("inbox", 10))
 	assertTickets(t, "ListTickets(inbox)", []board.Ticket{plan.Ticket}, f.list(everything("inbox")).Tickets)
+}
+
+// testSavePolicy: the policy is checked at commit, so a workspace made
+// read-only or hidden after LoadForWrite refuses the write; the record
+// still wins over the policy.
+func testSavePolicy(t *testing.T, f *fixture) {
+	plan := f.create("inbox", "c")
+	onlyRW := []board.AIPolicy{board.PolicyReadWrite}
+	for _, policy := range []board.AIPolicy{board.PolicyReadOnly, board.PolicyHidden} {
+		ev := board.Event{ID: f.id("ev"), Workspace: "inbox", Type: board.EventWorkspaceUpdated, Author: "human", Source: board.SourceWeb, At: f.now()}
+		if err := f.s.SetWorkspacePolicy(f.ctx, "inbox", policy, ev); err != nil {
+			t.Fatal(err)
+		}
+		for name, tx := range map[string]board.SaveTx{
+			"update":      f.retitle(plan.Ticket, "p-u-"+string(policy), "refused"),
+			"move":        f.moveTx(plan.Ticket, "p-m-"+string(policy), board.StatusDone, ""),
+			"record only": f.recordOnlyTx(plan.Ticket, "p-r-"+string(policy)),
+		} {
+			tx.AllowedPolicies = onlyRW
+			_, err := f.s.SaveTicket(f.ctx, tx)
+			var denied *board.PolicyError
+			if !errors.As(err, &denied) || denied.Policy != policy {
+				t.Errorf("%s under %s: err = %v, want PolicyError{%s}", name, policy, err, policy)
+			}
+			f.noRequest(name+" refused by policy", tx.Request.Key, tx.Request.CreatedAt)
+		}
+	}
+	if got := f.ticket(plan.Ticket.ID); got.Version != plan.Ticket.Version || got.Status != plan.Ticket.Status {
+		t.Errorf("refused saves changed the ticket: %+v", got)
+	}
+	f.counts("inbox", map[board.Status]int{board.StatusCandidate: 1})
+
+	// Any policy is fine when AllowedPolicies is nil (a person's write).
+	open := f.retitle(plan.Ticket, "p-open", "by a person")
+	f.save(open)
+	if got := f.ticket(plan.Ticket.ID); got.Title != "by a person" {
+		t.Errorf("unrestricted save under hidden: title %q", got.Title)
+	}
+	// An existing record answers before the policy does.
+	again := f.retitle(plan.Ticket, "p-open", "by a person")
+	again.AllowedPolicies = onlyRW
+	_, err := f.s.SaveTicket(f.ctx, again)
+	var exists *ledger.ExistsError
+	if !errors.As(err, &exists) {
+		t.Errorf("retry of a committed save under a refusing policy: err = %v, want ExistsError", err)
+	}
 }
