@@ -3,11 +3,34 @@ package main
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// The environment variables the process reads. The DynamoDB ones are the
+// store's own names; template.yaml sets these (a test holds them equal).
+const (
+	envAddr           = "LEDGER_ADDR"
+	envData           = "LEDGER_DATA"
+	envAuthor         = "LEDGER_AUTHOR"
+	envBaseURL        = "LEDGER_BASE_URL"
+	envRetention      = "LEDGER_RETENTION"
+	envStore          = "LEDGER_STORE"
+	envAllowedOrigins = "LEDGER_ALLOWED_ORIGINS"
+	envTable          = dynamo.EnvTable
+	envEndpoint       = dynamo.EnvEndpoint
+	envCreateTable    = dynamo.EnvCreateTable
+)
+
+// Values of LEDGER_STORE.
+const (
+	storeSQLite   = "sqlite"
+	storeDynamoDB = "dynamodb"
 )
 
 // config is everything the process reads from its environment. README's
@@ -27,23 +50,29 @@ type config struct {
 
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{
-		Addr:    envOr(getenv, "LEDGER_ADDR", "127.0.0.1:8080"),
-		DataDir: envOr(getenv, "LEDGER_DATA", "./data"),
-		Author:  getenv("LEDGER_AUTHOR"),
-		Store:   envOr(getenv, "LEDGER_STORE", "sqlite"),
-		Table:   envOr(getenv, "LEDGER_TABLE", "ticket-ledger"),
+		Addr:    envOr(getenv, envAddr, "127.0.0.1:8080"),
+		DataDir: envOr(getenv, envData, "./data"),
+		Author:  getenv(envAuthor),
+		Store:   envOr(getenv, envStore, storeSQLite),
+		Table:   envOr(getenv, envTable, "ticket-ledger"),
 		// DYNAMODB_ENDPOINT names any DynamoDB-compatible endpoint; unset means AWS.
-		Endpoint:    getenv("DYNAMODB_ENDPOINT"),
-		CreateTable: getenv("LEDGER_CREATE_TABLE") == "1",
+		Endpoint: getenv(envEndpoint),
 	}
-	c.BaseURL = envOr(getenv, "LEDGER_BASE_URL", "http://"+c.Addr)
-	if v := getenv("LEDGER_ALLOWED_ORIGINS"); v != "" {
+	if v := getenv(envCreateTable); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("%s=%q is not a boolean (use 1 or 0)", envCreateTable, v)
+		}
+		c.CreateTable = b
+	}
+	c.BaseURL = envOr(getenv, envBaseURL, "http://"+c.Addr)
+	if v := getenv(envAllowedOrigins); v != "" {
 		for _, o := range strings.Split(v, ",") {
 			c.AllowedOrigins = append(c.AllowedOrigins, strings.TrimRight(strings.TrimSpace(o), "/"))
 		}
 	}
 	c.Retention = ledger.DefaultRetention
-	if v := getenv("LEDGER_RETENTION"); v != "" {
+	if v := getenv(envRetention); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			return c, fmt.Errorf("LEDGER_RETENTION=%q is not a duration such as 24h or 36h30m", v)
@@ -56,7 +85,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if c.Author != "" && (!strings.HasPrefix(c.Author, "ai:") || board.ValidateAuthor("LEDGER_AUTHOR", c.Author) != nil) {
 		return c, fmt.Errorf("LEDGER_AUTHOR=%q must be ai:<name> (letters, digits, . _ -), e.g. ai:claude", c.Author)
 	}
-	if c.Store != "sqlite" && c.Store != "dynamodb" {
+	if c.Store != storeSQLite && c.Store != storeDynamoDB {
 		return c, fmt.Errorf("LEDGER_STORE=%q must be sqlite or dynamodb", c.Store)
 	}
 	return c, nil
@@ -80,7 +109,7 @@ func (c config) principal() board.Principal {
 	return board.Principal{
 		Author:         c.Author,
 		Source:         board.SourceMCP,
-		NoAuthorReason: "the server was started without LEDGER_AUTHOR; restart it with LEDGER_AUTHOR=ai:<name> (for example LEDGER_AUTHOR=ai:claude make run)",
+		NoAuthorReason: "the server was started without LEDGER_AUTHOR; restart it with LEDGER_AUTHOR=ai:<name> (for example LEDGER_AUTHOR=ai:claude make run, or the Author parameter when deployed)",
 	}
 }
 

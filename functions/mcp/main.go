@@ -1,5 +1,7 @@
-// Command mcp is ticket-ledger's one HTTP function: /mcp and health. Outside
-// Lambda it serves locally on LEDGER_ADDR on the store LEDGER_STORE names.
+// Command mcp is ticket-ledger's one HTTP function: /mcp and health. Inside
+// Lambda (AWS_LAMBDA_RUNTIME_API set) it answers API Gateway HTTP API events
+// on DynamoDB (lambda.go); outside it serves locally on LEDGER_ADDR on the
+// store LEDGER_STORE names.
 package main
 
 import (
@@ -15,12 +17,17 @@ import (
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	if inLambda() {
+		runLambda(log)
+		return
+	}
 	if err := run(log); err != nil {
 		log.Error("ticket-ledger stopped", "err", err)
 		os.Exit(1)
@@ -38,7 +45,7 @@ func run(log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	store, err := openStore(ctx, cfg)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -73,10 +80,20 @@ func run(log *slog.Logger) error {
 }
 
 // openStore builds the store LEDGER_STORE names.
-func openStore(ctx context.Context, cfg config) (board.Store, error) {
+func openStore(ctx context.Context, cfg config, log *slog.Logger) (board.Store, error) {
 	switch cfg.Store {
-	case "sqlite":
+	case storeSQLite:
 		return sqlite.OpenDir(ctx, cfg.DataDir)
+	case storeDynamoDB:
+		// Region and credentials come from the SDK's default chain (the
+		// function's role when deployed); DYNAMODB_ENDPOINT names a local
+		// server, whose writes are serialized as dynamo.OpenFromEnv does.
+		client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: cfg.Endpoint})
+		if err != nil {
+			return nil, err
+		}
+		return dynamo.Open(ctx, dynamo.Config{Client: client, Table: cfg.Table, CreateTable: cfg.CreateTable,
+			SerializeWrites: cfg.Endpoint != "", Logger: log})
 	default:
 		return nil, fmt.Errorf("LEDGER_STORE=%s is not available in this build", cfg.Store)
 	}

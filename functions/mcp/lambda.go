@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+)
+
+// envRuntimeAPI is set by the Lambda runtime (and its emulator) for the
+// process it starts: its presence is what "inside Lambda" means.
+const envRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
+
+// deployedEnv is every variable template.yaml gives the function, so that
+// `sam local start-api --env-vars infra/env.json` can override each of them
+// (SAM only overrides variables the template declares). A test holds the
+// template to this list.
+var deployedEnv = []string{envStore, envTable, envAuthor, envRetention, envBaseURL, envAllowedOrigins, envEndpoint, envCreateTable}
+
+func inLambda() bool { return os.Getenv(envRuntimeAPI) != "" }
+
+// runLambda builds the store, its client and the handler once, in the
+// container's init phase, and then serves invocations until the runtime
+// stops the process. A failed start exits: Lambda reports it as an init
+// error with the log line above it.
+func runLambda(log *slog.Logger) {
+	// Init allocates much that lives on (the tool schemas) and little that
+	// does not: collecting during it only costs the cold start time.
+	gc := debug.SetGCPercent(-1)
+	fn, err := newLambdaFunction(context.Background(), lambdaGetenv(os.Getenv), log)
+	debug.SetGCPercent(gc)
+	if err != nil {
+		log.Error("ticket-ledger could not start in Lambda", "err", err)
+		os.Exit(1)
+	}
+	lambda.Start(fn.Handle)
+}
+
+// lambdaGetenv defaults LEDGER_STORE to dynamodb: in Lambda that is the
+// only store there is.
+func lambdaGetenv(getenv func(string) string) func(string) string {
+	return func(key string) string {
+		if v := getenv(key); v != "" || key != envStore {
+			return v
+		}
+		return storeDynamoDB
+	}
+}
+
+// lambdaFunction answers API Gateway HTTP API (payload 2.0) events with the
+// same http.Handler the local server uses.
+type lambdaFunction struct {
+	cfg   config
+	store board.Store
+	log   *slog.Logger
+
+	once    sync.Once
+	adapter *httpadapter.HandlerAdapterV2
+	err     error
+}
+
+// newLambdaFunction opens the store and, when LEDGER_BASE_URL names the
+// public URL, builds the handler alongside (the store waits on the network,
+// the handler on the CPU: the MCP server and its tool schemas). Without it
+// the handler is built on the first event, from the API's domain name: the
+// template cannot pass the API's URL to the function the API invokes (that
+// would be a dependency cycle).
+func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slog.Logger) (*lambdaFunction, error) {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Store != storeDynamoDB {
+		return nil, errors.New("in Lambda the store is DynamoDB (LEDGER_STORE=dynamodb): a file store would be private to one instance, " +
+			"so a retry that reached another instance would write a second time")
+	}
+	if cfg.Author == "" {
+		log.Warn("LEDGER_AUTHOR is not set: reads work, writes are refused until it is (the Author parameter of template.yaml)")
+	}
+	// The handler is given the store before it is open; nothing calls the
+	// store until both are ready.
+	store := &pendingStore{}
+	fn := &lambdaFunction{cfg: cfg, store: store, log: log}
+	var wg sync.WaitGroup
+	if getenv(envBaseURL) != "" {
+		wg.Go(func() { fn.once.Do(func() { fn.build(cfg.BaseURL) }) })
+	}
+	opened, err := openStore(ctx, cfg, log)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if fn.err != nil {
+		return nil, fn.err
+	}
+	store.Store = opened
+	return fn, nil
+}
+
+// pendingStore is the store the handler holds while the real one opens.
+type pendingStore struct{ board.Store }
+
+func (f *lambdaFunction) build(baseURL string) {
+	cfg := f.cfg
+	cfg.BaseURL = baseURL
+	// BehindProxy: the Host is API Gateway's public name, not loopback.
+	h, err := newHandler(cfg, f.store, f.log, mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins, BehindProxy: true})
+	if err != nil {
+		f.err = err
+		return
+	}
+	f.adapter = httpadapter.NewV2(h)
+}
+
+// Handle is the Lambda handler: one event, one request through the
+// http.Handler, one response. Its context ends at the invocation deadline.
+func (f *lambdaFunction) Handle(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	f.once.Do(func() { f.build(publicBaseURL(ev)) })
+	if f.err != nil {
+		return events.APIGatewayV2HTTPResponse{}, f.err
+	}
+	return f.adapter.ProxyWithContext(ctx, ev)
+}
+
+// publicBaseURL is where the API answers, as the event tells it.
+func publicBaseURL(ev events.APIGatewayV2HTTPRequest) string {
+	host := ev.RequestContext.DomainName
+	if host == "" {
+		for k, v := range ev.Headers {
+			if strings.EqualFold(k, "host") {
+				host = v
+			}
+		}
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	return "https://" + host
+}
