@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -118,8 +119,29 @@ func (f *lambdaFunction) build(baseURL string) {
 		f.err = err
 		return
 	}
-	f.adapter = httpadapter.NewV2(h)
+	f.adapter = httpadapter.NewV2(implicitOK(h))
 }
+
+// implicitOK answers 200 for a handler that returns without writing, as
+// net/http does; the adapter would otherwise fail the invocation.
+func implicitOK(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rw := &wroteWriter{ResponseWriter: w}
+		next.ServeHTTP(rw, r)
+		if !rw.wrote {
+			w.WriteHeader(http.StatusOK)
+		}
+	})
+}
+
+type wroteWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *wroteWriter) WriteHeader(status int) { w.wrote = true; w.ResponseWriter.WriteHeader(status) }
+
+func (w *wroteWriter) Write(b []byte) (int, error) { w.wrote = true; return w.ResponseWriter.Write(b) }
 
 // Handle is the Lambda handler: one event, one request through the
 // http.Handler, one response. Its context ends at the invocation deadline.

@@ -688,6 +688,21 @@ func lambdaEndToEnd(t *testing.T, invoke lamInvoke) {
 		t.Errorf("inbox holds %d tickets after the refused write, want 1", len(list.Tickets))
 	}
 
+	// A notification has no answer: 202 and no body.
+	note, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	n := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodPost, "/mcp", jsonHeaders, note))
+	if n.HTTP.StatusCode != http.StatusAccepted || n.HTTP.Body != "" {
+		t.Errorf("notification: HTTP %d %q, want 202 and no body", n.HTTP.StatusCode, n.HTTP.Body)
+	}
+	// Methods the stateless server does not serve are refused, not failed.
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		r := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, m, "/mcp", map[string]string{"accept": "application/json, text/event-stream",
+			"mcp-protocol-version": lamLegacy}, nil))
+		if r.HTTP.StatusCode < 400 || r.HTTP.StatusCode >= 500 {
+			t.Errorf("%s /mcp: HTTP %d %q, want a 4xx refusal", m, r.HTTP.StatusCode, r.HTTP.Body)
+		}
+	}
+
 	// Health, for the API's GET /healthz route.
 	h := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/healthz", nil, nil))
 	if h.HTTP.StatusCode != http.StatusOK || strings.TrimSpace(h.HTTP.Body) != "ok" {
