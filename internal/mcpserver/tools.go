@@ -2,6 +2,11 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -79,15 +84,67 @@ func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 	}, svc.AddNote)
 }
 
-// add registers a use case as a typed tool. The principal comes from the
-// transport; errors come back as tool errors (isError) with the domain's
-// message, which says what to do next.
+// add registers a use case as a typed tool: its input and output schemas are
+// inferred from In and Out, the principal comes from the transport, and
+// errors come back as tool errors (isError) with the domain's message, which
+// says what to do next.
+//
+// It goes through the SDK's raw AddTool rather than the typed one because
+// the typed one resolves every input and output schema when the server is
+// built, which was most of a Lambda cold start. Here the input schema is
+// resolved on the tool's first call, and outputs are not re-validated on
+// every call: they are Go values of the type the schema was inferred from,
+// and TestOutputsMatchTheirSchemas checks real outputs against it.
 func add[In, Out any](s *mcp.Server, who PrincipalFunc, t *mcp.Tool, use func(context.Context, In) (Out, error)) {
-	in, out := mustSchemas[In, Out]()
-	t.InputSchema, t.OutputSchema = in, out
-	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, input In) (*mcp.CallToolResult, Out, error) {
-		ctx = board.WithPrincipal(ctx, who(ctx, req.Extra))
-		output, err := use(ctx, input)
-		return nil, output, err
+	inSchema, outSchema := mustSchemas[In, Out]()
+	t.InputSchema, t.OutputSchema = inSchema, outSchema
+	resolve := sync.OnceValues(func() (*jsonschema.Resolved, error) { return inSchema.Resolve(nil) })
+	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		resolved, err := resolve()
+		if err != nil {
+			return nil, fmt.Errorf("input schema of %s: %w", t.Name, err) // a programming error
+		}
+		input, err := decodeArguments[In](req.Params.Arguments, resolved)
+		if err != nil {
+			return toolError(err), nil
+		}
+		output, err := use(board.WithPrincipal(ctx, who(ctx, req.Extra)), input)
+		if err != nil {
+			return toolError(err), nil
+		}
+		structured, err := json.Marshal(output)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the result of %s: %w", t.Name, err)
+		}
+		return &mcp.CallToolResult{
+			StructuredContent: json.RawMessage(structured),
+			// Clients without structured content read the same JSON as text.
+			Content: []mcp.Content{&mcp.TextContent{Text: string(structured)}},
+		}, nil
 	})
+}
+
+// decodeArguments checks the arguments against the input schema (types,
+// enums, required and unknown fields), then decodes them.
+func decodeArguments[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+	var in In
+	args := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return in, fmt.Errorf("arguments must be a JSON object: %v", err)
+		}
+	}
+	if err := schema.Validate(args); err != nil {
+		return in, fmt.Errorf("invalid arguments: %v", err)
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return in, fmt.Errorf("invalid arguments: %v", err)
+		}
+	}
+	return in, nil
+}
+
+func toolError(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 }

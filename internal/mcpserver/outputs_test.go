@@ -1,0 +1,75 @@
+package mcpserver_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// Outputs are not validated on every call (see add in tools.go), so this
+// checks a real output of every tool, with optional fields set and unset,
+// against the output schema tools/list announces.
+func TestOutputsMatchTheirSchemas(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	cs := connect(t, e.URL, modernVersion, nil)
+	schemas := map[string]*jsonschema.Resolved{}
+	for _, tool := range listTools(t, cs) {
+		raw, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		resolved, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s output schema: %v", tool.Name, err)
+		}
+		schemas[tool.Name] = resolved
+	}
+	if _, err := e.Svc.CreateTicket(human(), board.CreateTicketInput{RequestID: "h", Workspace: "inbox", Title: "Waiting", Due: "2026-12-01"}); err != nil {
+		t.Fatal(err)
+	}
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"create_ticket", map[string]any{"request_id": "o1", "workspace": "inbox", "title": "Full", "body": "b", "priority": "urgent",
+			"owner": "ai:tester", "due": "2026-12-02", "tags": []string{"a"}, "links": []map[string]string{{"kind": "task", "ref": "t-1"}}}},
+		{"create_ticket", map[string]any{"request_id": "o1", "workspace": "inbox", "title": "Full", "body": "b", "priority": "urgent",
+			"owner": "ai:tester", "due": "2026-12-02", "tags": []string{"a"}, "links": []map[string]string{{"kind": "task", "ref": "t-1"}}}},
+		{"update_ticket", map[string]any{"request_id": "o2", "id": "inbox-1", "owner": nil}},
+		{"move_ticket", map[string]any{"request_id": "o3", "id": "inbox-1", "status": "done", "reason": "r"}},
+		{"move_ticket", map[string]any{"request_id": "o4", "id": "inbox-2", "status": "waiting_ai"}},
+		{"add_note", map[string]any{"request_id": "o5", "id": "inbox-2", "body": "n"}},
+		{"list_workspaces", map[string]any{}},
+		{"get_workspace_summary", map[string]any{"workspace": "inbox"}},
+		{"list_tickets", map[string]any{"workspace": "inbox", "limit": 1}},
+		{"get_ticket", map[string]any{"id": "inbox-1"}},
+		{"get_ticket", map[string]any{"id": "inbox-2"}},
+		{"find_request", map[string]any{"request_id": "o3"}},
+		{"find_request", map[string]any{"request_id": "never"}},
+	}
+	seen := map[string]bool{}
+	for _, c := range calls {
+		res := callRaw(t, cs, c.tool, c.args)
+		if res.IsError {
+			t.Fatalf("%s: %s", c.tool, errorText(res))
+		}
+		var instance any
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &instance); err != nil {
+			t.Fatal(err)
+		}
+		if err := schemas[c.tool].Validate(instance); err != nil {
+			t.Errorf("%s output does not match its schema: %v\n%s", c.tool, err, raw)
+		}
+		seen[c.tool] = true
+	}
+	if len(seen) != len(schemas) {
+		t.Fatalf("checked %d tools of %d", len(seen), len(schemas))
+	}
+}
