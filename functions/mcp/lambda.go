@@ -69,10 +69,12 @@ type lambdaFunction struct {
 	err     error
 }
 
-// newLambdaFunction opens the store and, when LEDGER_BASE_URL names the
-// public URL, builds the handler alongside (the store waits on the network,
-// the handler on the CPU: the MCP server and its tool schemas). Without it
-// the handler is built on the first event, from the API's domain name: the
+// newLambdaFunction starts opening the store in the background and, when
+// LEDGER_BASE_URL names the public URL, builds the handler. Nothing a first
+// request usually is (initialize, server/discover, tools/list) needs the
+// store, so a cold start does not wait on DynamoDB; a tool call that needs
+// it waits until it is open (openingStore). Without LEDGER_BASE_URL the
+// handler is built on the first event, from the API's domain name: the
 // template cannot pass the API's URL to the function the API invokes (that
 // would be a dependency cycle).
 func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slog.Logger) (*lambdaFunction, error) {
@@ -87,28 +89,16 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 	if cfg.Author == "" {
 		log.Warn("LEDGER_AUTHOR is not set: reads work, writes are refused until it is (the Author parameter of template.yaml)")
 	}
-	// The handler is given the store before it is open; nothing calls the
-	// store until both are ready.
-	store := &pendingStore{}
+	store := openInBackground(ctx, func(ctx context.Context) (board.Store, error) { return openStore(ctx, cfg, log) }, log)
 	fn := &lambdaFunction{cfg: cfg, store: store, log: log}
-	var wg sync.WaitGroup
 	if getenv(envBaseURL) != "" {
-		wg.Go(func() { fn.once.Do(func() { fn.build(cfg.BaseURL) }) })
+		fn.once.Do(func() { fn.build(cfg.BaseURL) })
+		if fn.err != nil {
+			return nil, fn.err
+		}
 	}
-	opened, err := openStore(ctx, cfg, log)
-	wg.Wait()
-	if err != nil {
-		return nil, err
-	}
-	if fn.err != nil {
-		return nil, fn.err
-	}
-	store.Store = opened
 	return fn, nil
 }
-
-// pendingStore is the store the handler holds while the real one opens.
-type pendingStore struct{ board.Store }
 
 func (f *lambdaFunction) build(baseURL string) {
 	cfg := f.cfg
