@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -81,6 +82,15 @@ var ErrNotOwner = errors.New("request record is owned by another worker")
 type PolicyError struct{ Policy AIPolicy }
 
 func (e *PolicyError) Error() string { return "workspace policy is " + string(e.Policy) }
+
+// CheckPolicy is how a store applies a transaction's AllowedPolicies to the
+// workspace's current policy: nil allows any; otherwise a *PolicyError.
+func CheckPolicy(allowed []AIPolicy, policy AIPolicy) error {
+	if allowed != nil && !slices.Contains(allowed, policy) {
+		return &PolicyError{Policy: policy}
+	}
+	return nil
+}
 
 // TicketQuery filters a page of tickets. Before is the number below which
 // to continue (0: from the newest).

@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,10 +125,7 @@ func (s *Store) checkWorkspace(tx board.CreateTx, item map[string]types.Attribut
 	w := decodeWorkspace(item)
 	s.cache.remember(w)
 	s.cache.setNext(tx.Workspace, w.Next)
-	if tx.AllowedPolicies != nil && !slices.Contains(tx.AllowedPolicies, w.Workspace.AIPolicy) {
-		return &board.PolicyError{Policy: w.Workspace.AIPolicy}
-	}
-	return nil
+	return board.CheckPolicy(tx.AllowedPolicies, w.Workspace.AIPolicy)
 }
 
 // counterMoved handles a failed condition on the workspace item: it is

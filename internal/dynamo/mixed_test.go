@@ -7,6 +7,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // TestMixedConcurrentWrites: one process (one MCP server) takes creates in
@@ -28,7 +29,7 @@ func TestMixedConcurrentWrites(t *testing.T) {
 				mustCreate(t, svc, fmt.Sprintf("seed-%d", i), "to update")
 			}
 			errs := make([]error, 5*n)
-			together(5*n, func(i int) {
+			storetest.Together(5*n, func(i int) {
 				k, j := i/n, i%n
 				var err error
 				switch k {

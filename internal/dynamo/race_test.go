@@ -3,30 +3,12 @@ package dynamo_test
 import (
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
-
-// together runs fn(i) for i in [0, n) in n goroutines released at once by
-// a gate, so the calls overlap without any sleep.
-func together(n int, fn func(i int)) {
-	gate := make(chan struct{})
-	var ready, done sync.WaitGroup
-	for i := range n {
-		ready.Add(1)
-		done.Go(func() {
-			ready.Done()
-			<-gate
-			fn(i)
-		})
-	}
-	ready.Wait()
-	close(gate)
-	done.Wait()
-}
 
 // checkOneTicket: n results of one create_ticket intent name one ticket,
 // exactly one of them as the first call, and the board holds only it.
@@ -66,7 +48,7 @@ func TestConcurrentIdenticalCreates(t *testing.T) {
 			results := make([]board.TicketResult, n)
 			errs := make([]error, n)
 			in := board.CreateTicketInput{RequestID: "same-intent", Workspace: "inbox", Title: "one ticket, please", Tags: []string{"race"}}
-			together(n, func(i int) { results[i], errs[i] = svc.CreateTicket(aiCtx(t), in) })
+			storetest.Together(n, func(i int) { results[i], errs[i] = svc.CreateTicket(aiCtx(t), in) })
 			checkOneTicket(t, svc, results, errs)
 		})
 	}
@@ -91,13 +73,13 @@ func TestConcurrentCreatesAcrossInstances(t *testing.T) {
 		results := make([]board.TicketResult, n)
 		errs := make([]error, n)
 		in := board.CreateTicketInput{RequestID: "same-intent", Workspace: "inbox", Title: "one ticket, please"}
-		together(n, func(i int) { results[i], errs[i] = svcs[i%instances].CreateTicket(aiCtx(t), in) })
+		storetest.Together(n, func(i int) { results[i], errs[i] = svcs[i%instances].CreateTicket(aiCtx(t), in) })
 		checkOneTicket(t, svcs[0], results, errs)
 	})
 	t.Run("distinct calls", func(t *testing.T) {
 		results := make([]board.TicketResult, n)
 		errs := make([]error, n)
-		together(n, func(i int) {
+		storetest.Together(n, func(i int) {
 			in := board.CreateTicketInput{RequestID: fmt.Sprintf("intent-%02d", i), Workspace: "inbox", Title: "racer"}
 			results[i], errs[i] = svcs[i%instances].CreateTicket(aiCtx(t), in)
 		})

@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -182,10 +181,7 @@ func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[s
 	}
 	w := decodeWorkspace(old)
 	s.cache.remember(w)
-	if tx.AllowedPolicies != nil && !slices.Contains(tx.AllowedPolicies, w.Workspace.AIPolicy) {
-		return &board.PolicyError{Policy: w.Workspace.AIPolicy}
-	}
-	return nil
+	return board.CheckPolicy(tx.AllowedPolicies, w.Workspace.AIPolicy)
 }
 
 // ticketMoved tells a lost race from a vanished ticket, from the old item

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -289,8 +288,8 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		if err != nil {
 			return err
 		}
-		if tx.AllowedPolicies != nil && !slices.Contains(tx.AllowedPolicies, policy) {
-			return &board.PolicyError{Policy: policy}
+		if err := board.CheckPolicy(tx.AllowedPolicies, policy); err != nil {
+			return err
 		}
 		plan, err := tx.Build(last + 1)
 		if err != nil {
@@ -334,8 +333,8 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		if err != nil {
 			return err
 		}
-		if tx.AllowedPolicies != nil && !slices.Contains(tx.AllowedPolicies, policy) {
-			return &board.PolicyError{Policy: policy}
+		if err := board.CheckPolicy(tx.AllowedPolicies, policy); err != nil {
+			return err
 		}
 		if version != tx.Before.Version {
 			return board.ErrVersionConflict

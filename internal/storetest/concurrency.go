@@ -24,8 +24,9 @@ func concurrencyTests() []contractTest {
 	}
 }
 
-// together runs fn(i) for i in [0, n) in n goroutines released at once.
-func together(n int, fn func(i int)) {
+// Together runs fn(i) for i in [0, n) in n goroutines released at once by
+// a gate, so the calls overlap without any sleep. Backend tests use it too.
+func Together(n int, fn func(i int)) {
 	gate := make(chan struct{})
 	var ready, done sync.WaitGroup
 	for i := range n {
@@ -60,7 +61,7 @@ func testRaceSameKey(t *testing.T, f *fixture) {
 	}
 	recs := make([]ledger.Record, n)
 	errs := make([]error, n)
-	together(n, func(i int) { recs[i], errs[i] = f.s.CreateTicket(f.ctx, calls[i].Tx) })
+	Together(n, func(i int) { recs[i], errs[i] = f.s.CreateTicket(f.ctx, calls[i].Tx) })
 
 	winner := -1
 	for i, err := range errs {
@@ -114,7 +115,7 @@ func testRaceNumbers(t *testing.T, f *fixture) {
 	}
 	recs := make([]ledger.Record, n)
 	errs := make([]error, n)
-	together(n, func(i int) { recs[i], errs[i] = f.s.CreateTicket(f.ctx, calls[i].Tx) })
+	Together(n, func(i int) { recs[i], errs[i] = f.s.CreateTicket(f.ctx, calls[i].Tx) })
 
 	byID := map[string]int{} // ticket id -> racer
 	for i, err := range errs {
@@ -166,7 +167,7 @@ func testRaceSave(t *testing.T, f *fixture) {
 		txs[i] = f.retitle(plan.Ticket, fmt.Sprintf("u-%02d", i), fmt.Sprintf("winner %d", i))
 	}
 	errs := make([]error, n)
-	together(n, func(i int) { _, errs[i] = f.s.SaveTicket(f.ctx, txs[i]) })
+	Together(n, func(i int) { _, errs[i] = f.s.SaveTicket(f.ctx, txs[i]) })
 
 	winner := -1
 	for i, err := range errs {
@@ -202,7 +203,7 @@ func testRaceClaim(t *testing.T, f *fixture) {
 		recs[i] = running(alice, "job", fmt.Sprintf("worker-%02d", i), T0, T0.Add(time.Minute))
 	}
 	errs := make([]error, n)
-	together(n, func(i int) { errs[i] = f.s.ClaimRequest(f.ctx, recs[i], T0) })
+	Together(n, func(i int) { errs[i] = f.s.ClaimRequest(f.ctx, recs[i], T0) })
 
 	winner := -1
 	for i, err := range errs {
