@@ -3,8 +3,8 @@ package board
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -26,13 +26,7 @@ const (
 	MaxLimit     = 100
 )
 
-var (
-	slugPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
-	tagPattern    = regexp.MustCompile(`^[a-z0-9._-]{1,32}$`)
-	aiNamePattern = regexp.MustCompile(`^ai:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	ticketPattern = regexp.MustCompile(`^([a-z0-9][a-z0-9-]{0,39})-([1-9][0-9]{0,17})$`)
-	linkKinds     = []string{"article", "task", "url"}
-)
+var linkKinds = []string{"article", "task", "url"}
 
 func invalid(format string, args ...any) *Error { return Errorf(CodeInvalid, format, args...) }
 
@@ -41,7 +35,7 @@ func ValidateSlug(slug string) error {
 	if slug == "" {
 		return invalid("workspace is required; call list_workspaces to see valid slugs")
 	}
-	if !slugPattern.MatchString(slug) {
+	if !isSlug(slug) {
 		return invalid("workspace %q is not a valid slug (lowercase letters, digits and -, at most 40); call list_workspaces to see valid slugs", clip(slug))
 	}
 	return nil
@@ -49,18 +43,20 @@ func ValidateSlug(slug string) error {
 
 // ParseTicketID splits "<workspace>-<n>".
 func ParseTicketID(id string) (workspace string, number int64, err error) {
-	m := ticketPattern.FindStringSubmatch(id)
-	if m == nil {
+	slug, digits, ok := splitTicketID(id)
+	if !ok {
 		return "", 0, invalid("ticket id %q is not of the form <workspace>-<number>, e.g. inbox-21; call list_tickets to find ids", clip(id))
 	}
-	var n int64
-	fmt.Sscan(m[2], &n)
-	return m[1], n, nil
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return "", 0, invalid("ticket id %q has a number too large; call list_tickets to find ids", clip(id))
+	}
+	return slug, n, nil
 }
 
 // ValidateAuthor checks an author or owner value: "human" or "ai:<name>".
 func ValidateAuthor(field, v string) error {
-	if v == "human" || aiNamePattern.MatchString(v) {
+	if v == "human" || isAIName(v) {
 		return nil
 	}
 	return invalid("%s %q must be \"human\" or \"ai:<name>\" (name: letters, digits, . _ -, at most 64)", field, clip(v))
@@ -123,7 +119,7 @@ func validateTags(tags []string) error {
 		return invalid("%d tags given; the limit is %d", len(tags), MaxTags)
 	}
 	for i, t := range tags {
-		if !tagPattern.MatchString(t) {
+		if !isTag(t) {
 			return invalid("tag %q must be 1-32 of a-z 0-9 . _ -", clip(t))
 		}
 		if slices.Contains(tags[:i], t) {
@@ -282,7 +278,7 @@ func (in *ListTicketsInput) Validate() error {
 			return err
 		}
 	}
-	if in.Tag != "" && !tagPattern.MatchString(in.Tag) {
+	if in.Tag != "" && !isTag(in.Tag) {
 		return invalid("tag %q must be 1-32 of a-z 0-9 . _ -", clip(in.Tag))
 	}
 	if err := validateText("query", in.Query, 0, MaxQuery); err != nil {

@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,14 @@ func TestJudgeAndDescribe(t *testing.T) {
 	msg := ledger.MismatchMessage(done, "create_ticket", []byte(`{"title":"U"}`))
 	if !strings.Contains(msg, "differing fields: title") || !strings.Contains(msg, "nothing was written") {
 		t.Errorf("mismatch message: %s", msg)
+	}
+}
+
+func TestRequestIDMatchesItsPattern(t *testing.T) {
+	pattern := regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+	for _, id := range []string{"", "a", "a:b.c_d-e", "é", "a b", "a/b", strings.Repeat("z", 128), strings.Repeat("z", 129), "\x00", "Ω"} {
+		if got, want := ledger.ValidateRequestID(id) == nil, pattern.MatchString(id); got != want {
+			t.Errorf("%q: accepted %v, pattern %v", id, got, want)
+		}
 	}
 }

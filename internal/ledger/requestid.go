@@ -2,10 +2,14 @@ package ledger
 
 import (
 	"fmt"
-	"regexp"
+	"strings"
 )
 
-var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// isRequestIDByte: [A-Za-z0-9._:-]. A loop rather than a regular
+// expression: {1,128} compiles into a large program at package init.
+func isRequestIDByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-'
+}
 
 // MaxRequestIDLength is the longest request_id accepted.
 const MaxRequestIDLength = 128
@@ -19,7 +23,7 @@ func ValidateRequestID(id string) error {
 	if len(id) > MaxRequestIDLength {
 		return fmt.Errorf("request_id is %d characters long; the limit is %d", len(id), MaxRequestIDLength)
 	}
-	if !requestIDPattern.MatchString(id) {
+	if strings.IndexFunc(id, func(r rune) bool { return r > 0x7f || !isRequestIDByte(byte(r)) }) >= 0 {
 		return fmt.Errorf("request_id %q has characters outside [A-Za-z0-9._:-]; use letters, digits and . _ : - only", id)
 	}
 	return nil
