@@ -8,12 +8,11 @@ import (
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
-// The environment variables the process reads. The DynamoDB ones are the
-// store's own names; template.yaml sets these (a test holds them equal).
+// The environment variables the process reads; template.yaml sets these (a
+// test holds them equal).
 const (
 	envAddr           = "LEDGER_ADDR"
 	envData           = "LEDGER_DATA"
@@ -22,9 +21,9 @@ const (
 	envRetention      = "LEDGER_RETENTION"
 	envStore          = "LEDGER_STORE"
 	envAllowedOrigins = "LEDGER_ALLOWED_ORIGINS"
-	envTable          = dynamo.EnvTable
-	envEndpoint       = dynamo.EnvEndpoint
-	envCreateTable    = dynamo.EnvCreateTable
+	envTable          = "LEDGER_TABLE"
+	envEndpoint       = "DYNAMODB_ENDPOINT"
+	envCreateTable    = "LEDGER_CREATE_TABLE"
 )
 
 // Values of LEDGER_STORE.

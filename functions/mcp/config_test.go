@@ -32,6 +32,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{map[string]string{"LEDGER_RETENTION": "30m"}, "below the minimum"},
 		{map[string]string{"LEDGER_RETENTION": "a day"}, "not a duration"},
 		{map[string]string{"LEDGER_STORE": "postgres"}, "sqlite or dynamodb"},
+		{map[string]string{"LEDGER_CREATE_TABLE": "maybe"}, "is not a boolean"},
 	} {
 		if _, err := loadConfig(env(c.kv)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %q", c.kv, err, c.want)

@@ -85,15 +85,7 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (board.Store, 
 	case storeSQLite:
 		return sqlite.OpenDir(ctx, cfg.DataDir)
 	case storeDynamoDB:
-		// Region and credentials come from the SDK's default chain (the
-		// function's role when deployed); DYNAMODB_ENDPOINT names a local
-		// server, whose writes are serialized as dynamo.OpenFromEnv does.
-		client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: cfg.Endpoint})
-		if err != nil {
-			return nil, err
-		}
-		return dynamo.Open(ctx, dynamo.Config{Client: client, Table: cfg.Table, CreateTable: cfg.CreateTable,
-			SerializeWrites: cfg.Endpoint != "", Logger: log})
+		return dynamo.Connect(ctx, dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable}, log)
 	default:
 		return nil, fmt.Errorf("LEDGER_STORE=%s is not available in this build", cfg.Store)
 	}
@@ -105,7 +97,8 @@ func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.
 	if err != nil {
 		return nil, err
 	}
-	// The SDK logs every stateless connection at info; keep its warnings only.
+	// The SDK logs every stateless connection at info: it shares our level
+	// (warn unless LEDGER_LOG_LEVEL says otherwise), under its own group.
 	sdkLog := slog.New(log.Handler().WithGroup("mcp"))
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(cfg.principal()), Logger: sdkLog})
 	mux := http.NewServeMux()
@@ -114,7 +107,7 @@ func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.
 	return mux, nil
 }
 
-// logLevel is info unless LEDGER_LOG_LEVEL says debug, warn or error.
+// logLevel is warn unless LEDGER_LOG_LEVEL says debug, info or error.
 func logLevel() slog.Level {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(os.Getenv("LEDGER_LOG_LEVEL"))); err != nil {

@@ -13,7 +13,7 @@ import (
 // TestMixedConcurrentWrites: one process (one MCP server) takes creates in
 // two workspaces, updates of different tickets, replays and refused writes
 // at once. Every acknowledged write must be there afterwards. Against moto
-// this needs SerializeWrites (as OpenFromEnv sets for a named endpoint):
+// this needs SerializeWrites (as Connect sets for a named endpoint):
 // there a refused transaction restores a snapshot of the whole table and
 // can undo concurrent writes to other items.
 func TestMixedConcurrentWrites(t *testing.T) {

@@ -33,8 +33,8 @@ type Config struct {
 	// SerializeWrites sends one write at a time from this process. DynamoDB
 	// does not need it. moto does: it applies a transaction item by item
 	// and undoes a cancelled one by restoring a snapshot of the whole
-	// table, so concurrent writes can lose each other. OpenFromEnv turns it
-	// on whenever DYNAMODB_ENDPOINT names a local endpoint.
+	// table, so concurrent writes can lose each other. Connect turns it
+	// on whenever an endpoint URL names a local server.
 	SerializeWrites bool
 	Logger          *slog.Logger
 }
