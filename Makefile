@@ -47,7 +47,7 @@ bench:
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap for Lambda (provided.al2023, arm64);
 # `sam build` runs build-McpFunction with ARTIFACTS_DIR set.
-LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
+LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,nosqlite -trimpath -ldflags "-s -w"
 RIE_VERSION  = v0.0.0-20261030222936-bef5c4ba774d
 RIE          = $(shell $(GO) env GOPATH)/bin/aws-lambda-rie
 

@@ -19,7 +19,6 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
-	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
 func main() {
@@ -83,7 +82,7 @@ func run(log *slog.Logger) error {
 func openStore(ctx context.Context, cfg config, log *slog.Logger) (board.Store, error) {
 	switch cfg.Store {
 	case storeSQLite:
-		return sqlite.OpenDir(ctx, cfg.DataDir)
+		return openSQLite(ctx, cfg.DataDir)
 	case storeDynamoDB:
 		return dynamo.Connect(ctx, dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable}, log)
 	default:

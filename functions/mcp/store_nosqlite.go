@@ -1,0 +1,14 @@
+//go:build nosqlite
+
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+func openSQLite(context.Context, string) (board.Store, error) {
+	return nil, errors.New("this build has no embedded store (built with -tags nosqlite, for Lambda); use LEDGER_STORE=dynamodb or build without the tag")
+}
