@@ -47,7 +47,7 @@ bench:
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap for Lambda (provided.al2023, arm64);
 # `sam build` runs build-McpFunction with ARTIFACTS_DIR set.
-LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,nosqlite -trimpath -ldflags "-s -w"
+LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda -trimpath -ldflags "-s -w"
 RIE_VERSION  = v0.0.0-20261030222936-bef5c4ba774d
 RIE          = $(shell $(GO) env GOPATH)/bin/aws-lambda-rie
 
@@ -67,6 +67,7 @@ $(RIE):
 lambda-test: $(RIE)
 	cfn-lint template.yaml
 	PATH="$(dir $(RIE)):$$PATH" LEDGER_REQUIRE_LAMBDA_TESTS=1 scripts/with-moto.sh $(GO) test -race -count=1 -run 'Template|Lambda' ./functions/mcp
+	$(GO) test -race -count=1 -tags lambda -run 'TestConnect|TestLambdaClient' ./internal/dynamo
 
 # Cold start under the emulator: our bootstrap against a minimal go-sdk
 # function with one no-op tool (bench/noop-lambda). Not part of `make test`.

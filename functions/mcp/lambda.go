@@ -70,7 +70,7 @@ type lambdaFunction struct {
 }
 
 // newLambdaFunction starts opening the store in the background and, when
-// LEDGER_BASE_URL names the public URL, builds the handler. Nothing a first
+// LEDGER_BASE_URL names the public URL, starts building the handler. Nothing a first
 // request usually is (initialize, server/discover, tools/list) needs the
 // store, so a cold start does not wait on DynamoDB; a tool call that needs
 // it waits until it is open (openingStore). Without LEDGER_BASE_URL the
@@ -92,10 +92,9 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 	store := openInBackground(ctx, func(ctx context.Context) (board.Store, error) { return openStore(ctx, cfg, log) }, log)
 	fn := &lambdaFunction{cfg: cfg, store: store, log: log}
 	if getenv(envBaseURL) != "" {
-		fn.once.Do(func() { fn.build(cfg.BaseURL) })
-		if fn.err != nil {
-			return nil, fn.err
-		}
+		// Built while the runtime fetches the first event; Handle waits
+		// for it through the same once.
+		go fn.once.Do(func() { fn.build(cfg.BaseURL) })
 	}
 	return fn, nil
 }

@@ -1,4 +1,4 @@
-//go:build !nosqlite
+//go:build !lambda
 
 package main
 
@@ -9,9 +9,9 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
-// openSQLite opens the embedded store. The Lambda build leaves it out
-// (-tags nosqlite): Lambda runs on DynamoDB only, and the SQLite engine is
-// half the binary and a share of every cold start.
+// openSQLite opens the embedded store. The Lambda build (-tags lambda)
+// leaves it out: Lambda runs on DynamoDB only, and the SQLite engine is a
+// quarter of the binary.
 func openSQLite(ctx context.Context, dir string) (board.Store, error) {
 	return sqlite.OpenDir(ctx, dir)
 }

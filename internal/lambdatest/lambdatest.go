@@ -102,7 +102,7 @@ func RIEPath() (string, error) {
 // Build compiles a Lambda bootstrap the way `make build` does (static, no
 // RPC mode, stripped) for goos/goarch; empty means this machine's.
 func Build(ctx context.Context, pkg, out, goos, goarch string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc,nosqlite", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc,lambda", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if goos != "" {
 		cmd.Env = append(cmd.Env, "GOOS="+goos)

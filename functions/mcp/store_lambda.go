@@ -1,4 +1,4 @@
-//go:build nosqlite
+//go:build lambda
 
 package main
 
@@ -10,5 +10,5 @@ import (
 )
 
 func openSQLite(context.Context, string) (board.Store, error) {
-	return nil, errors.New("this build has no embedded store (built with -tags nosqlite, for Lambda); use LEDGER_STORE=dynamodb or build without the tag")
+	return nil, errors.New("this build has no embedded store (built with -tags lambda, for Lambda); use LEDGER_STORE=dynamodb or build without the tag")
 }
