@@ -21,7 +21,7 @@ func (s *Service) ListWorkspaces(ctx context.Context) (WorkspacesResult, error) 
 	p := PrincipalFrom(ctx)
 	all, err := s.store.ListWorkspaces(ctx)
 	if err != nil {
-		return WorkspacesResult{}, storeFailure(err)
+		return WorkspacesResult{}, s.storeFailure(err)
 	}
 	out := WorkspacesResult{Workspaces: []Workspace{}}
 	for _, w := range all {
@@ -52,7 +52,7 @@ func (s *Service) visibleWorkspace(ctx context.Context, slug string) (Workspace,
 		return Workspace{}, workspaceNotFound(slug)
 	}
 	if err != nil {
-		return Workspace{}, storeFailure(err)
+		return Workspace{}, s.storeFailure(err)
 	}
 	w.Counts = fullCounts(w.Counts)
 	return w, nil
@@ -66,12 +66,12 @@ func (s *Service) GetWorkspaceSummary(ctx context.Context, in WorkspaceInput) (W
 	}
 	waiting, err := s.store.ListTickets(ctx, TicketQuery{Workspace: w.Slug, Status: StatusWaitingAI, Limit: summaryWaiting})
 	if err != nil {
-		return WorkspaceSummary{}, storeFailure(err)
+		return WorkspaceSummary{}, s.storeFailure(err)
 	}
 	dueBy := s.now().AddDate(0, 0, dueSoonDays).Format(time.DateOnly)
 	due, err := s.store.ListTickets(ctx, TicketQuery{Workspace: w.Slug, DueBy: dueBy, Limit: MaxLimit})
 	if err != nil {
-		return WorkspaceSummary{}, storeFailure(err)
+		return WorkspaceSummary{}, s.storeFailure(err)
 	}
 	dueSoon := []Ticket{}
 	for _, t := range due.Tickets {
@@ -85,7 +85,7 @@ func (s *Service) GetWorkspaceSummary(ctx context.Context, in WorkspaceInput) (W
 	}
 	events, err := s.store.ListEvents(ctx, w.Slug, summaryEvents)
 	if err != nil {
-		return WorkspaceSummary{}, storeFailure(err)
+		return WorkspaceSummary{}, s.storeFailure(err)
 	}
 	return WorkspaceSummary{
 		Workspace:    w,
@@ -151,7 +151,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 		return TicketList{}, workspaceNotFound(in.Workspace)
 	}
 	if err != nil {
-		return TicketList{}, storeFailure(err)
+		return TicketList{}, s.storeFailure(err)
 	}
 	out := TicketList{Tickets: s.decorate(page.Tickets)}
 	if page.More && len(page.Tickets) > 0 {
@@ -171,7 +171,7 @@ func (s *Service) GetTicket(ctx context.Context, in TicketIDInput) (TicketDetail
 		return TicketDetail{}, ticketNotFound(in.ID)
 	}
 	if err != nil {
-		return TicketDetail{}, storeFailure(err)
+		return TicketDetail{}, s.storeFailure(err)
 	}
 	d.Ticket = s.decorateOne(d.Ticket)
 	if d.Notes == nil {
@@ -197,7 +197,7 @@ func (s *Service) FindRequest(ctx context.Context, in FindRequestInput) (Request
 		return ledger.Describe(in.RequestID, nil, now), nil
 	}
 	if err != nil {
-		return RequestLookup{}, storeFailure(err)
+		return RequestLookup{}, s.storeFailure(err)
 	}
 	return ledger.Describe(in.RequestID, &rec, now), nil
 }

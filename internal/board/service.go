@@ -59,8 +59,9 @@ func NewService(cfg Config) (*Service, error) {
 const maxAttempts = 20
 
 // storeFailure turns an unexpected store error into a message that says
-// whether retrying is safe (it always is: the request_id makes it so).
-func storeFailure(err error) error {
+// whether retrying is safe (it always is: the request_id makes it so), and
+// logs it.
+func (s *Service) storeFailure(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return Errorf(CodeInternal, "the call was cancelled or ran out of time before its answer; it may or may not have been written. Call find_request with the same request_id to find out, or retry with the same request_id (never a new one)")
 	}
@@ -68,6 +69,8 @@ func storeFailure(err error) error {
 	if errors.As(err, &e) {
 		return e
 	}
+	// The caller gets the cause too, but operators need it in the log.
+	s.log.Error("store call failed", "err", err)
 	return Errorf(CodeInternal, "storage failed (%v); nothing is lost by retrying: call find_request or retry with the same request_id", err)
 }
 

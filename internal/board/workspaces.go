@@ -41,7 +41,7 @@ func (s *Service) SetWorkspacePolicy(ctx context.Context, in SetWorkspacePolicyI
 		return Workspace{}, workspaceNotFound(in.Workspace)
 	}
 	if err != nil {
-		return Workspace{}, storeFailure(err)
+		return Workspace{}, s.storeFailure(err)
 	}
 	return s.visibleWorkspace(ctx, in.Workspace)
 }

@@ -74,7 +74,7 @@ func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (Ticke
 	case errors.As(err, &denied):
 		return TicketResult{}, writeDenied(p, in.Workspace, denied.Policy)
 	case err != nil:
-		return TicketResult{}, storeFailure(err)
+		return TicketResult{}, s.storeFailure(err)
 	}
 	return decodeResult[TicketResult](stored.Result, false)
 }
@@ -100,7 +100,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		wc, err := s.store.LoadForWrite(ctx, rec.Key, ticketID, s.now())
 		if err != nil {
-			return nil, false, storeFailure(err)
+			return nil, false, s.storeFailure(err)
 		}
 		if wc.Existing != nil {
 			res, err := s.judge(*wc.Existing, tool, canonical, rec.Fingerprint)
@@ -124,7 +124,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		}
 		result, err := json.Marshal(ch.result(s.decorateOne(shown), ch.note))
 		if err != nil {
-			return nil, false, storeFailure(err)
+			return nil, false, s.storeFailure(err)
 		}
 		rec.Result = result
 		var allowed []AIPolicy
@@ -148,7 +148,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 			}
 			return nil, false, writeDenied(p, wc.Ticket.Workspace, denied.Policy)
 		case err != nil:
-			return nil, false, storeFailure(err)
+			return nil, false, s.storeFailure(err)
 		}
 		return stored.Result, false, nil
 	}
