@@ -120,7 +120,7 @@ func TestAuthorComesFromThePrincipalOnly(t *testing.T) {
 	cs := connect(t, e.URL, modernVersion, nil)
 	for _, field := range []string{"author", "created_by"} {
 		msg := callErr(t, cs, "create_ticket", map[string]any{"request_id": "a-" + field, "workspace": "inbox", "title": "x", field: "human"})
-		if !strings.Contains(msg, field) {
+		if !strings.Contains(msg, field) || !strings.Contains(msg, "decided by the server") {
 			t.Errorf("%s argument: %q", field, msg)
 		}
 	}

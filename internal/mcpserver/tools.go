@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -135,7 +136,13 @@ func decodeArguments[In any](raw json.RawMessage, schema *jsonschema.Resolved) (
 		}
 	}
 	if err := schema.Validate(args); err != nil {
-		return in, fmt.Errorf("invalid arguments: %v", err)
+		hint := "fix them to match the tool's inputSchema (tools/list) and call again"
+		if _, ok := args["author"]; ok {
+			hint = "the author is decided by the server from your credential: leave author out"
+		} else if _, ok := args["created_by"]; ok {
+			hint = "created_by is decided by the server from your credential: leave it out"
+		}
+		return in, fmt.Errorf("invalid arguments (%v); nothing was written: %s", strings.TrimPrefix(err.Error(), "validating root: "), hint)
 	}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &in); err != nil {
