@@ -10,14 +10,21 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
-// gatedStore holds CreateTicket at one point so a test can cancel the
-// client's request exactly there: before the commit or after it.
+// gatedStore holds the first CreateTicket at one point so a test can cancel
+// the client's request exactly there: during the work (before the commit)
+// or after the commit, before the response.
 type gatedStore struct {
 	board.Store
 	armed       atomic.Bool // only the first call is held
 	afterCommit bool
 	reached     chan struct{} // closed when the call reaches the gate
 	cancelled   chan struct{} // closed when the handler saw its context end
+}
+
+func newGate(afterCommit bool) *gatedStore {
+	g := &gatedStore{afterCommit: afterCommit, reached: make(chan struct{}), cancelled: make(chan struct{})}
+	g.armed.Store(true)
+	return g
 }
 
 func (g *gatedStore) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
@@ -38,60 +45,106 @@ func (g *gatedStore) CreateTicket(ctx context.Context, tx board.CreateTx) (ledge
 	return rec, err
 }
 
-// Cancellation on 2026-07-28: closing the request cancels the handler. Before
-// the commit nothing is written; after it the ticket stands and a retry with
-// the same request_id returns it.
+// TestCancellation is the harness of DESIGN §5 on 2026-07-28, where closing
+// the request cancels the handler. Each case cancels at one point, then an
+// independent witness (the backend's own records, read outside MCP) and
+// find_request give the verdict, and a retry with the same request_id must
+// converge to exactly one ticket. Gates, not sleeps, place each cancel.
 func TestCancellation(t *testing.T) {
-	for _, c := range []struct {
-		name        string
-		afterCommit bool
-	}{{"before commit", false}, {"after commit", true}} {
+	type outcome struct {
+		written  bool // the ticket and its record exist
+		answered bool // the client got the result
+	}
+	cases := []struct {
+		name string
+		gate *gatedStore // nil: no gate
+		// cancel runs the call and cancels it at its point; it reports
+		// whether the client got an answer.
+		cancel func(t *testing.T, call func(context.Context) error, gate *gatedStore) bool
+		want   outcome
+	}{
+		{"baseline, no cancel", nil, func(t *testing.T, call func(context.Context) error, _ *gatedStore) bool {
+			return call(t.Context()) == nil
+		}, outcome{written: true, answered: true}},
+		{"cancel before the work starts", nil, func(t *testing.T, call func(context.Context) error, _ *gatedStore) bool {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			if err := call(ctx); !errors.Is(err, context.Canceled) {
+				t.Fatalf("call: %v, want context.Canceled", err)
+			}
+			return false
+		}, outcome{}},
+		{"cancel during the work, before the commit", newGate(false), cancelAtGate, outcome{}},
+		{"cancel after the commit, before the response", newGate(true), cancelAtGate, outcome{written: true}},
+		{"cancel after the response settled", nil, func(t *testing.T, call func(context.Context) error, _ *gatedStore) bool {
+			ctx, cancel := context.WithCancel(t.Context())
+			err := call(ctx)
+			cancel()
+			return err == nil
+		}, outcome{written: true, answered: true}},
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			gate := &gatedStore{afterCommit: c.afterCommit, reached: make(chan struct{}), cancelled: make(chan struct{})}
-			gate.armed.Store(true)
-			e := newEnv(t, envOptions{wrap: func(s board.Store) board.Store { gate.Store = s; return gate }})
+			opts := envOptions{}
+			if c.gate != nil {
+				opts.wrap = func(s board.Store) board.Store { c.gate.Store = s; return c.gate }
+			}
+			e := newEnv(t, opts)
 			cs := connect(t, e.URL, modernVersion, nil)
 			args := map[string]any{"request_id": "cancel-1", "workspace": "inbox", "title": "Maybe"}
-
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan error, 1)
-			go func() {
-				_, err := cs.CallTool(ctx, toolParams("create_ticket", args))
-				done <- err
-			}()
-			<-gate.reached
-			cancel()
-			<-gate.cancelled // the server's handler saw the cancellation: no sleeps, a gate
-			if err := <-done; !errors.Is(err, context.Canceled) {
-				t.Fatalf("client call ended with %v, want context.Canceled", err)
+			call := func(ctx context.Context) error {
+				res, err := cs.CallTool(ctx, toolParams("create_ticket", args))
+				if err == nil && res.IsError {
+					t.Fatalf("tool error: %s", errorText(res))
+				}
+				return err
 			}
+			answered := c.cancel(t, call, c.gate)
 
-			// The witness: the database file, read outside the MCP path.
 			rows := e.Witness(t)
-			cs2 := connect(t, e.URL, modernVersion, nil)
-			found := call[board.RequestLookup](t, cs2, "find_request", map[string]any{"request_id": "cancel-1"})
-			if !c.afterCommit {
-				if rows["tickets"] != 0 || rows["requests"] != 0 || rows["events"] != 0 {
-					t.Fatalf("cancelled before commit but rows were written: %v", rows)
-				}
-				if found.Status != "unknown" {
-					t.Fatalf("find_request = %+v, want unknown", found)
-				}
-				return
+			written := rows["tickets"] == 1 && rows["requests"] == 1 && rows["events"] == 1
+			if !written && (rows["tickets"] != 0 || rows["requests"] != 0 || rows["events"] != 0) {
+				t.Fatalf("half a write: %v", rows)
 			}
-			if rows["tickets"] != 1 || rows["requests"] != 1 || rows["events"] != 1 {
-				t.Fatalf("committed before the cancel, want one ticket, record and event: %v", rows)
+			found := call2[board.RequestLookup](t, e, "find_request", map[string]any{"request_id": "cancel-1"})
+			if (found.Status == "done") != written {
+				t.Fatalf("find_request says %s, the witness says written=%v", found.Status, written)
 			}
-			if found.Status != "done" {
-				t.Fatalf("find_request = %+v, want done", found)
+			got := outcome{written: written, answered: answered}
+			t.Logf("verdict: written=%v answered=%v find_request=%s", got.written, got.answered, found.Status)
+			if got != c.want {
+				t.Fatalf("outcome %+v, want %+v", got, c.want)
 			}
-			retry := call[board.TicketResult](t, cs2, "create_ticket", args)
-			if !retry.Replayed || retry.Ticket.ID != "inbox-1" {
-				t.Fatalf("retry = %+v, want the committed ticket replayed", retry)
+
+			// Whatever happened, the same request_id converges to one ticket.
+			retry := call2[board.TicketResult](t, e, "create_ticket", args)
+			if retry.Ticket.ID != "inbox-1" || retry.Replayed != written {
+				t.Fatalf("retry = %s replayed=%v, want inbox-1 replayed=%v", retry.Ticket.ID, retry.Replayed, written)
 			}
-			if rows := e.Witness(t); rows["tickets"] != 1 {
-				t.Fatalf("retry wrote again: %v", rows)
+			if rows := e.Witness(t); rows["tickets"] != 1 || rows["requests"] != 1 {
+				t.Fatalf("after the retry: %v, want one ticket and one record", rows)
 			}
 		})
 	}
+}
+
+// cancelAtGate starts the call, waits until the store reaches the gate,
+// cancels, and waits until the handler itself saw the cancellation.
+func cancelAtGate(t *testing.T, call func(context.Context) error, gate *gatedStore) bool {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- call(ctx) }()
+	<-gate.reached
+	cancel()
+	<-gate.cancelled
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("client call ended with %v, want context.Canceled", err)
+	}
+	return false
+}
+
+// call2 calls a tool on a fresh connection, as a client reconnecting would.
+func call2[T any](t *testing.T, e *env, tool string, args any) T {
+	t.Helper()
+	return call[T](t, connect(t, e.URL, modernVersion, nil), tool, args)
 }
