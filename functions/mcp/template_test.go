@@ -111,14 +111,8 @@ func TestTemplateMatchesCode(t *testing.T) {
 		}
 
 		vars := get(p, "Environment", "Variables").(map[string]any)
-		var keys []string
-		for k := range vars {
-			keys = append(keys, k)
-		}
-		want := slices.Clone(deployedEnv)
-		sort.Strings(keys)
-		sort.Strings(want)
-		if !slices.Equal(keys, want) {
+		keys := sortedKeys(vars)
+		if want := sortedDeployedEnv(); !slices.Equal(keys, want) {
 			t.Errorf("function environment = %v, want deployedEnv %v", keys, want)
 		}
 		read := envReadByConfig()
@@ -183,14 +177,7 @@ func TestTemplateMatchesCode(t *testing.T) {
 		if !ok || len(envFile) != 1 {
 			t.Fatalf("infra/env.json = %v, want one entry for %s", envFile, fn.name)
 		}
-		var keys []string
-		for k := range vars {
-			keys = append(keys, k)
-		}
-		want := slices.Clone(deployedEnv)
-		sort.Strings(keys)
-		sort.Strings(want)
-		if !slices.Equal(keys, want) {
+		if keys, want := sortedKeys(vars), sortedDeployedEnv(); !slices.Equal(keys, want) {
 			t.Errorf("infra/env.json sets %v; sam local only overrides what the template declares: %v", keys, want)
 		}
 		cfg, err := loadConfig(lambdaGetenv(mapEnv(vars)))
@@ -211,6 +198,22 @@ func TestTemplateMatchesCode(t *testing.T) {
 }
 
 // envReadByConfig is every variable loadConfig asks for.
+// sortedKeys lists a map's keys in order, for comparing variable sets.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortedDeployedEnv() []string {
+	want := slices.Clone(deployedEnv)
+	sort.Strings(want)
+	return want
+}
+
 func envReadByConfig() map[string]bool {
 	read := map[string]bool{}
 	loadConfig(func(k string) string { read[k] = true; return "" })
