@@ -86,7 +86,11 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			if err := s.counterMoved(ctx, tx, c.old[createWorkspace], number); err != nil {
 				return ledger.Record{}, err
 			}
-			continue
+			if attempt == 0 {
+				continue // one stale counter (another instance created): retry at once
+			}
+			// Lost again: back off with jitter, or instances racing for
+			// one counter can starve one of them past maxAttempts.
 		case c.failedAt(createTicket):
 			return ledger.Record{}, fmt.Errorf("dynamo: ticket %s already exists although workspace %s's counter is at %d", plan.Ticket.ID, tx.Workspace, number)
 		}
