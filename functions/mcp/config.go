@@ -24,6 +24,10 @@ const (
 	envTable          = "LEDGER_TABLE"
 	envEndpoint       = "DYNAMODB_ENDPOINT"
 	envCreateTable    = "LEDGER_CREATE_TABLE"
+	// envSerializeWrites=1 sends one DynamoDB write at a time from the
+	// process, for endpoints that do not isolate concurrent requests (moto).
+	// Off unless set: an endpoint URL alone may be DynamoDB itself.
+	envSerializeWrites = "LEDGER_DYNAMODB_SERIALIZE_WRITES"
 )
 
 // Values of LEDGER_STORE.
@@ -35,16 +39,18 @@ const (
 // config is everything the process reads from its environment. README's
 // configuration table lists the same variables.
 type config struct {
-	Addr           string
-	DataDir        string
-	Author         string
-	BaseURL        string
-	Retention      time.Duration
-	Store          string
-	Table          string
-	Endpoint       string
-	CreateTable    bool
-	AllowedOrigins []string
+	Addr        string
+	DataDir     string
+	Author      string
+	BaseURL     string
+	Retention   time.Duration
+	Store       string
+	Table       string
+	Endpoint    string
+	CreateTable bool
+	// SerializeWrites: LEDGER_DYNAMODB_SERIALIZE_WRITES.
+	SerializeWrites bool
+	AllowedOrigins  []string
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -57,12 +63,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 		// DYNAMODB_ENDPOINT names any DynamoDB-compatible endpoint; unset means AWS.
 		Endpoint: getenv(envEndpoint),
 	}
-	if v := getenv(envCreateTable); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return c, fmt.Errorf("%s=%q is not a boolean (use 1 or 0)", envCreateTable, v)
+	for key, dst := range map[string]*bool{envCreateTable: &c.CreateTable, envSerializeWrites: &c.SerializeWrites} {
+		if v := getenv(key); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return c, fmt.Errorf("%s=%q is not a boolean (use 1 or 0)", key, v)
+			}
+			*dst = b
 		}
-		c.CreateTable = b
 	}
 	c.BaseURL = envOr(getenv, envBaseURL, "http://"+c.Addr)
 	if v := getenv(envAllowedOrigins); v != "" {

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	miniserver "github.com/truora/minidyn/server"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 )
 
 func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
@@ -33,6 +40,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{map[string]string{"LEDGER_RETENTION": "a day"}, "not a duration"},
 		{map[string]string{"LEDGER_STORE": "postgres"}, "sqlite or dynamodb"},
 		{map[string]string{"LEDGER_CREATE_TABLE": "maybe"}, "is not a boolean"},
+		{map[string]string{"LEDGER_DYNAMODB_SERIALIZE_WRITES": "yes please"}, "LEDGER_DYNAMODB_SERIALIZE_WRITES"},
 	} {
 		if _, err := loadConfig(env(c.kv)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %q", c.kv, err, c.want)
@@ -54,6 +62,38 @@ func TestLoopbackOnly(t *testing.T) {
 	for _, bad := range []string{"0.0.0.0:8080", ":8080", "192.168.1.2:80", "example.com:80"} {
 		if err := checkLoopback(bad); err == nil {
 			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// Serialized DynamoDB writes are an explicit setting, off by default: an
+// endpoint URL alone (a regional, FIPS or VPC endpoint is DynamoDB itself)
+// never turns them on, and the store opened gets what the setting says.
+func TestSerializeWritesIsExplicit(t *testing.T) {
+	mini := httptest.NewServer(miniserver.NewServer())
+	t.Cleanup(mini.Close)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "us-east-1")
+	for _, c := range []struct {
+		setting string
+		want    bool
+	}{{"", false}, {"0", false}, {"1", true}, {"true", true}} {
+		kv := map[string]string{"LEDGER_STORE": "dynamodb", "DYNAMODB_ENDPOINT": mini.URL, "LEDGER_CREATE_TABLE": "1",
+			"LEDGER_TABLE": fmt.Sprintf("serialize-%d", time.Now().UnixNano())}
+		if c.setting != "" {
+			kv["LEDGER_DYNAMODB_SERIALIZE_WRITES"] = c.setting
+		}
+		cfg, err := loadConfig(env(kv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := openStore(t.Context(), cfg, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.(*dynamo.Store).SerializesWrites(); got != c.want {
+			t.Errorf("LEDGER_DYNAMODB_SERIALIZE_WRITES=%q with DYNAMODB_ENDPOINT set: store serializes writes = %v, want %v", c.setting, got, c.want)
 		}
 	}
 }

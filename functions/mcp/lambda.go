@@ -25,7 +25,8 @@ const envRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
 // `sam local start-api --env-vars infra/env.json` can override each of them
 // (SAM only overrides variables the template declares). A test holds the
 // template to this list.
-var deployedEnv = []string{envStore, envTable, envAuthor, envRetention, envBaseURL, envAllowedOrigins, envEndpoint, envCreateTable}
+var deployedEnv = []string{envStore, envTable, envAuthor, envRetention, envBaseURL, envAllowedOrigins, envEndpoint, envCreateTable,
+	envSerializeWrites}
 
 func inLambda() bool { return os.Getenv(envRuntimeAPI) != "" }
 

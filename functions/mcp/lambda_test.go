@@ -427,6 +427,7 @@ func TestLambdaEmulator(t *testing.T) {
 		return []string{
 			envStore + "=dynamodb", envTable + "=" + table, envAuthor + "=" + lamAuthor, envRetention + "=24h",
 			envBaseURL + "=", envAllowedOrigins + "=", envEndpoint + "=" + proxy.URL, envCreateTable + "=1",
+			envSerializeWrites + "=1", // moto
 		}
 	}
 	start := func(t *testing.T, table string) *lambdatest.Emulator {

@@ -84,7 +84,8 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (board.Store, 
 	case storeSQLite:
 		return openSQLite(ctx, cfg.DataDir)
 	case storeDynamoDB:
-		return dynamo.Connect(ctx, dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable}, log)
+		return dynamo.Connect(ctx, dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable,
+			SerializeWrites: cfg.SerializeWrites}, log)
 	default:
 		return nil, fmt.Errorf("LEDGER_STORE=%s is not available in this build", cfg.Store)
 	}

@@ -148,8 +148,8 @@ func TestTemplateMatchesCode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("defaults refused: %v", err)
 		}
-		if cfg.Store != storeDynamoDB || cfg.Author == "" || cfg.Retention != ledger.DefaultRetention || cfg.Endpoint != "" || cfg.CreateTable {
-			t.Errorf("deployed config = %+v, want DynamoDB on AWS, an author, the default retention, no table creation", cfg)
+		if cfg.Store != storeDynamoDB || cfg.Author == "" || cfg.Retention != ledger.DefaultRetention || cfg.Endpoint != "" || cfg.CreateTable || cfg.SerializeWrites {
+			t.Errorf("deployed config = %+v, want DynamoDB on AWS, an author, the default retention, no table creation, concurrent writes", cfg)
 		}
 
 		events := map[string]string{}
@@ -184,8 +184,8 @@ func TestTemplateMatchesCode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("infra/env.json refused: %v", err)
 		}
-		if cfg.Store != storeDynamoDB || cfg.Endpoint == "" || !cfg.CreateTable {
-			t.Errorf("local config = %+v, want DynamoDB at a local endpoint, table created", cfg)
+		if cfg.Store != storeDynamoDB || cfg.Endpoint == "" || !cfg.CreateTable || !cfg.SerializeWrites {
+			t.Errorf("local config = %+v, want DynamoDB at a local endpoint (moto: writes serialized), table created", cfg)
 		}
 	})
 

@@ -13,8 +13,9 @@ import (
 // request while the policy is fresh). A wrong guess costs a retry, never
 // correctness: the create transaction checks the counter and the policy.
 type workspaceCache struct {
-	mu sync.Mutex
-	ws map[string]*cachedWorkspace
+	now func() time.Time // Config.Now: tests move it to check PolicyTTL
+	mu  sync.Mutex
+	ws  map[string]*cachedWorkspace
 }
 
 type cachedWorkspace struct {
@@ -23,8 +24,8 @@ type cachedWorkspace struct {
 	policyAt time.Time // when the policy was read; zero: unknown
 }
 
-func newWorkspaceCache() *workspaceCache {
-	return &workspaceCache{ws: map[string]*cachedWorkspace{}}
+func newWorkspaceCache(now func() time.Time) *workspaceCache {
+	return &workspaceCache{now: now, ws: map[string]*cachedWorkspace{}}
 }
 
 // entry returns the workspace's entry; callers hold c.mu.
@@ -42,7 +43,7 @@ func (c *workspaceCache) remember(w workspaceState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(w.Workspace.Slug)
-	e.policy, e.policyAt = w.Workspace.AIPolicy, time.Now()
+	e.policy, e.policyAt = w.Workspace.AIPolicy, c.now()
 	// A read made before a commit of ours can arrive after it: never move
 	// the counter back.
 	e.next = max(e.next, w.Next)
@@ -52,7 +53,7 @@ func (c *workspaceCache) setPolicy(slug string, p board.AIPolicy) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(slug)
-	e.policy, e.policyAt = p, time.Now()
+	e.policy, e.policyAt = p, c.now()
 }
 
 // policy returns the cached policy if it was read within ttl.
@@ -60,7 +61,7 @@ func (c *workspaceCache) policy(slug string, ttl time.Duration) (board.AIPolicy,
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.ws[slug]
-	if !ok || e.policyAt.IsZero() || time.Since(e.policyAt) >= ttl {
+	if !ok || e.policyAt.IsZero() || c.now().Sub(e.policyAt) >= ttl {
 		return "", false
 	}
 	return e.policy, true

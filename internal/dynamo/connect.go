@@ -12,17 +12,23 @@ type Endpoint struct {
 	URL         string
 	Table       string
 	CreateTable bool // create the table when it is missing (local use)
+	// SerializeWrites: see Config.SerializeWrites. Only for endpoints that
+	// do not isolate concurrent requests (moto); never implied by URL, since
+	// a regional, FIPS or VPC endpoint is DynamoDB itself.
+	SerializeWrites bool
 }
 
 // Connect builds the client and opens the store: what the composition root
-// calls for LEDGER_STORE=dynamodb. A named URL is a local test server
-// serving one process, so its writes are serialized (see
-// Config.SerializeWrites: moto's transactions can undo each other).
+// calls for LEDGER_STORE=dynamodb.
 func Connect(ctx context.Context, ep Endpoint, log *slog.Logger) (*Store, error) {
 	client, err := NewClient(ctx, ClientConfig{Endpoint: ep.URL})
 	if err != nil {
 		return nil, err
 	}
 	return Open(ctx, Config{Client: client, Table: ep.Table, CreateTable: ep.CreateTable, Logger: log,
-		SerializeWrites: ep.URL != ""})
+		SerializeWrites: ep.SerializeWrites})
 }
+
+// SerializesWrites reports whether the store sends one write at a time
+// (Config.SerializeWrites), for the composition root's tests and logs.
+func (s *Store) SerializesWrites() bool { return s.serialize }

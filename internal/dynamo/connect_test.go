@@ -27,14 +27,22 @@ func TestConnect(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
+	// An endpoint URL alone never serializes writes (a regional, FIPS or VPC
+	// endpoint is DynamoDB itself); only the explicit setting does.
+	if s.SerializesWrites() {
+		t.Error("Connect with an endpoint URL serializes writes without being asked")
+	}
 	svc := newService(t, s)
 	if res := mustCreate(t, svc, "connect-1", "via Connect"); res.Ticket.ID != "inbox-1" {
 		t.Errorf("create: %s", res.Ticket.ID)
 	}
 	// A second process on the same table: no creation, the seed is there.
-	s2, err := dynamo.Connect(context.Background(), dynamo.Endpoint{URL: ep.url, Table: table}, nil)
+	s2, err := dynamo.Connect(context.Background(), dynamo.Endpoint{URL: ep.url, Table: table, SerializeWrites: true}, nil)
 	if err != nil {
 		t.Fatalf("second Connect: %v", err)
+	}
+	if !s2.SerializesWrites() {
+		t.Error("Endpoint.SerializeWrites did not reach the store")
 	}
 	ws, err := s2.ListWorkspaces(context.Background())
 	if err != nil || len(ws) != len(board.DefaultWorkspaces()) {

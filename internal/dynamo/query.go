@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -14,7 +13,12 @@ import (
 func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput, want int) ([]map[string]types.AttributeValue, error) {
 	var out []map[string]types.AttributeValue
 	for {
+		done, err := s.readTurn(ctx)
+		if err != nil {
+			return nil, err
+		}
 		page, err := s.db.Query(ctx, in)
+		done()
 		if err != nil {
 			return nil, err
 		}
@@ -24,8 +28,4 @@ func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput, want int)
 		}
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
-}
-
-func errConflicting(what string) error {
-	return errors.New("dynamo: " + what + " kept conflicting; nothing was written by this call")
 }

@@ -30,13 +30,17 @@ type Config struct {
 	PolicyTTL time.Duration
 	// Seed workspaces created when absent (nil: board.DefaultWorkspaces).
 	Seed []board.Workspace
-	// SerializeWrites sends one write at a time from this process. DynamoDB
-	// does not need it. moto does: it applies a transaction item by item
-	// and undoes a cancelled one by restoring a snapshot of the whole
-	// table, so concurrent writes can lose each other. Connect turns it
-	// on whenever an endpoint URL names a local server.
+	// SerializeWrites sends one write at a time from this process, and no
+	// read while a write is in flight (serialize.go). DynamoDB does not
+	// need it and it is off by default; moto does: it applies a
+	// transaction item by item and undoes a cancelled one by restoring a
+	// snapshot of the whole table, so concurrent requests can see or lose
+	// each other's writes. The composition root turns it on with
+	// LEDGER_DYNAMODB_SERIALIZE_WRITES=1.
 	SerializeWrites bool
-	Logger          *slog.Logger
+	// Now is the clock of the policy cache (nil: time.Now); tests move it.
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Store is board.Store on DynamoDB. It is safe for concurrent use.
@@ -79,8 +83,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			return nil, err
 		}
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	s := &Store{db: cfg.Client, table: cfg.Table, policyTTL: cfg.PolicyTTL, log: cfg.Logger,
-		cache: newWorkspaceCache(), serialize: cfg.SerializeWrites}
+		cache: newWorkspaceCache(cfg.Now), serialize: cfg.SerializeWrites}
 	if err := s.seed(ctx, cfg.Seed); err != nil {
 		return nil, err
 	}
@@ -128,7 +135,8 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 
 // batchGet reads items by key with strongly consistent reads, in one
 // request unless DynamoDB leaves keys unprocessed (then those are asked
-// again, with backoff). found[i] is nil for an absent item.
+// again, with backoff: a partial answer is no error, so the SDK does not
+// retry it). found[i] is nil for an absent item.
 func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
 	found := make([]map[string]types.AttributeValue, len(keys))
 	index := make(map[string]int, len(keys))
@@ -145,9 +153,14 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 				return nil, err
 			}
 		}
+		done, err := s.readTurn(ctx)
+		if err != nil {
+			return nil, err
+		}
 		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
 			s.table: {Keys: pending, ConsistentRead: aws.Bool(true)},
 		}})
+		done()
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +174,12 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 
 // getItem is a strongly consistent read of one item; nil when absent.
 func (s *Store) getItem(ctx context.Context, k map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	done, err := s.readTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k, ConsistentRead: aws.Bool(true)})
+	done()
 	if err != nil {
 		return nil, err
 	}
@@ -169,13 +187,4 @@ func (s *Store) getItem(ctx context.Context, k map[string]types.AttributeValue) 
 		return nil, nil
 	}
 	return out.Item, nil
-}
-
-// writeTurn waits for this process's turn to write when SerializeWrites is
-// on; it is taken around single requests only, after any per-key lock.
-func (s *Store) writeTurn(ctx context.Context) (func(), error) {
-	if !s.serialize {
-		return func() {}, nil
-	}
-	return s.locks.lock(ctx, "\x00every write")
 }
