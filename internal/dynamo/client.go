@@ -17,7 +17,8 @@ import (
 // NewClient builds a client from the SDK's default chain (environment,
 // shared config, the Lambda role). For a local endpoint it needs no AWS
 // account: when the chain has no credentials it signs with fixed dummy ones,
-// which such servers accept, and it never asks EC2 instance metadata.
+// which such servers accept, and it never asks EC2 instance metadata. The
+// SDK retries with NewRetryer.
 func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	var opts []func(*config.LoadOptions) error
 	if cc.Region != "" {
@@ -39,6 +40,7 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 		}
 	}
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.Retryer = NewRetryer()
 		if cc.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cc.Endpoint)
 		}

@@ -36,7 +36,7 @@ func NewClient(_ context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	default:
 		return nil, errors.New("dynamo: no AWS credentials in the environment (Lambda sets AWS_ACCESS_KEY_ID from the function's role)")
 	}
-	o := dynamodb.Options{Region: region, Credentials: creds}
+	o := dynamodb.Options{Region: region, Credentials: creds, Retryer: NewRetryer()}
 	if cc.Endpoint != "" {
 		o.BaseEndpoint = aws.String(cc.Endpoint)
 	}

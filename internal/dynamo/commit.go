@@ -10,25 +10,24 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// maxAttempts bounds the store's own retries of one write (transaction
-// conflicts, a moved counter, a record that expired between two reads). The
-// SDK's retryer handles throttling and 5xx first, inside each attempt.
+// maxAttempts bounds the store's own retries of one write, which are only
+// for what a condition said: a moved counter, a record that expired between
+// a write and the read that followed, a policy that changed back. Transient
+// failures are the SDK's retryer's (retry.go), inside each attempt.
 const maxAttempts = 25
 
-// cancellation is why DynamoDB refused a transaction.
+// cancellation is why DynamoDB refused a transaction: the conditions that
+// failed. Refusals for contention or throttling never get here: the SDK
+// retries them (NewRetryer), and what it gave up on is an error.
 type cancellation struct {
 	// failed[i]: item i's condition was false.
 	failed map[int]bool
 	// old[i]: the item as it was, when the endpoint returned it (ALL_OLD).
 	old map[int]map[string]types.AttributeValue
-	// retry: refused for contention or throttling, not for a condition;
-	// the same write may succeed when sent again.
-	retry bool
 	// codes lists every reason, for errors.
 	codes []string
 }
@@ -36,9 +35,10 @@ type cancellation struct {
 func (c *cancellation) failedAt(i int) bool { return c != nil && c.failed[i] }
 
 // commit sends one atomic write. It returns (nil, nil) when it committed, a
-// cancellation when a condition or contention refused it, and an error for
-// anything else. A single Put goes out as PutItem, which costs half the
-// write capacity of a transaction and answers the same way.
+// cancellation when a condition refused it, and an error for anything else,
+// a transient failure the SDK's retryer gave up on included. A single Put
+// goes out as PutItem, which costs half the write capacity of a transaction
+// and answers the same way.
 func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*cancellation, error) {
 	done, err := s.writeTurn(ctx)
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*c
 	}
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
-		return retryableOrFail(err)
+		return nil, err
 	}
 	c := &cancellation{failed: map[int]bool{}, old: map[int]map[string]types.AttributeValue{}}
 	for i, r := range tce.CancellationReasons {
@@ -67,13 +67,11 @@ func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*c
 			if len(r.Item) > 0 {
 				c.old[i] = r.Item
 			}
-		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
-			c.retry = true
-		default: // ValidationError, ItemCollectionSizeLimitExceeded, …
+		default: // conflicts the SDK stopped retrying, ValidationError, …
 			return nil, fmt.Errorf("dynamo: transaction refused: %v: %w", c.codes, err)
 		}
 	}
-	if len(c.failed) == 0 && !c.retry {
+	if len(c.failed) == 0 {
 		return nil, fmt.Errorf("dynamo: transaction cancelled without a reason: %w", err)
 	}
 	return c, nil
@@ -95,34 +93,17 @@ func (s *Store) putOne(ctx context.Context, p *types.Put) (*cancellation, error)
 }
 
 // conditionFailed turns a single-item ConditionalCheckFailedException into a
-// cancellation of item 0.
+// cancellation of item 0; any other error is returned as it is.
 func conditionFailed(err error) (*cancellation, error) {
 	var ccf *types.ConditionalCheckFailedException
 	if !errors.As(err, &ccf) {
-		return retryableOrFail(err)
+		return nil, err
 	}
 	c := &cancellation{failed: map[int]bool{0: true}, old: map[int]map[string]types.AttributeValue{}, codes: []string{"ConditionalCheckFailed"}}
 	if len(ccf.Item) > 0 {
 		c.old[0] = ccf.Item
 	}
 	return c, nil
-}
-
-// retryableOrFail: an error the SDK gave up retrying (throttling, 5xx, a
-// dropped connection) is retried a little more here. That is safe because
-// every write carries its request record: if an earlier attempt committed,
-// the next one finds the record with its own txid and reports success.
-func retryableOrFail(err error) (*cancellation, error) {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return nil, err
-	}
-	// A single-item write that meets a transaction in flight on the same
-	// item gets TransactionConflictException, which the SDK does not retry.
-	var conflict *types.TransactionConflictException
-	if errors.As(err, &conflict) || retry.IsErrorRetryables(retry.DefaultRetryables).IsErrorRetryable(err).Bool() {
-		return &cancellation{retry: true, codes: []string{err.Error()}}, nil
-	}
-	return nil, err
 }
 
 // backoff waits before attempt n+1: exponential with full jitter, capped, so

@@ -3,8 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,7 +43,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			return ledger.Record{}, err
 		}
 	}
-	var txids []string
+	var w writer
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		number := s.cache.next(tx.Workspace)
 		plan, err := tx.Build(number)
@@ -55,7 +53,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		rec := tx.Request
 		rec.Result = plan.Result
 		txid := newTxID()
-		txids = append(txids, txid)
+		w.txids = append(w.txids, txid)
 		items, err := s.createItems(rec, txid, plan, tx.AllowedPolicies, number)
 		if err != nil {
 			return ledger.Record{}, err
@@ -68,7 +66,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			s.cache.setNext(tx.Workspace, number+1)
 			return rec, nil
 		case c.failedAt(createRecord):
-			verdict, old, err := s.existingRecord(ctx, rec.Key, c.old[createRecord], now, txids)
+			verdict, old, err := s.existingRecord(ctx, rec.Key, c.old[createRecord], now, w)
 			if err != nil {
 				return ledger.Record{}, err
 			}
@@ -94,7 +92,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		case c.failedAt(createTicket):
 			return ledger.Record{}, fmt.Errorf("dynamo: ticket %s already exists although workspace %s's counter is at %d", plan.Ticket.ID, tx.Workspace, number)
 		}
-		if err := backoff(ctx, attempt); err != nil { // contention or throttling
+		if err := backoff(ctx, attempt); err != nil {
 			return ledger.Record{}, err
 		}
 	}
@@ -109,11 +107,11 @@ func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.T
 	if err != nil {
 		return err
 	}
-	rec, _, err := s.liveRecord(ctx, found[0], now)
+	rec, txid, err := s.liveRecord(ctx, found[0], now)
 	if err != nil {
 		return err
 	}
-	if rec != nil {
+	if judgeRecord(rec, txid, now, writer{}) == recordTaken {
 		return &ledger.ExistsError{Record: *rec}
 	}
 	return s.checkWorkspace(tx, found[1])
@@ -191,34 +189,14 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 // new ticket, only if the counter is still at number and the policy allows
 // the caller: both checks in the same transaction as the ticket.
 func (s *Store) counterUpdate(slug string, status board.Status, number int64, allowed []board.AIPolicy) types.TransactWriteItem {
-	names := map[string]string{"#next": attrNextNum, "#count": countAttr(status)}
-	values := map[string]types.AttributeValue{
-		":expected": num(number),
-		":after":    num(number + 1),
-		":one":      num(1),
-	}
-	cond := "#next = :expected"
-	if allowed != nil {
-		names["#policy"] = attrPolicy
-		var in []string
-		for i, p := range allowed {
-			name := ":p" + strconv.Itoa(i)
-			values[name] = str(string(p))
-			in = append(in, name)
-		}
-		cond += " AND #policy IN (" + strings.Join(in, ", ") + ")"
-		if len(allowed) == 0 {
-			// Nothing is allowed: a condition that never holds sends the
-			// create to counterMoved, which names the policy.
-			cond = "#next = :expected AND attribute_not_exists(#next)"
-			delete(names, "#policy")
-		}
-	}
+	cond, names, values := policyCondition(allowed)
+	names["#next"], names["#count"] = attrNextNum, countAttr(status)
+	values[":expected"], values[":after"], values[":one"] = num(number), num(number+1), num(1)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(s.table),
 		Key:                                 workspaceKey(slug),
 		UpdateExpression:                    aws.String("SET #next = :after ADD #count :one"),
-		ConditionExpression:                 aws.String(cond),
+		ConditionExpression:                 aws.String(cond + " AND #next = :expected"),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,

@@ -73,45 +73,61 @@ func motoURL() string {
 	return os.Getenv("DYNAMODB_ENDPOINT")
 }
 
-// endpoints lists what the tests run against: minidyn always (a fresh
-// server per call of newEndpoint), moto (or the named endpoint) when the
-// environment names one.
-func endpoints() []struct {
-	name        string
-	newEndpoint func(t testing.TB) endpoint
-} {
-	eps := []struct {
-		name        string
-		newEndpoint func(t testing.TB) endpoint
-	}{{"minidyn", minidyn}}
-	if u := motoURL(); u != "" {
-		eps = append(eps, struct {
-			name        string
-			newEndpoint func(t testing.TB) endpoint
-		}{"moto", func(testing.TB) endpoint { return endpoint{name: "moto", url: u} }})
+// requireMotoEnv, set by `make test`, turns a missing moto endpoint from a
+// skip into a failure: there the moto variants are meant to run.
+const requireMotoEnv = "LEDGER_TEST_REQUIRE_MOTO"
+
+// moto is the moto endpoint, or a skip with the reason when none is named
+// (a failure under `make test`).
+func moto(t testing.TB) endpoint {
+	t.Helper()
+	u := motoURL()
+	if u == "" {
+		if os.Getenv(requireMotoEnv) != "" {
+			t.Fatalf("%s is set but no moto endpoint is: run under scripts/with-moto.sh (it sets LEDGER_TEST_MOTO_ENDPOINT)", requireMotoEnv)
+		}
+		t.Skip("moto: no endpoint named; run under scripts/with-moto.sh or set LEDGER_TEST_MOTO_ENDPOINT (make test does)")
 	}
-	return eps
+	return endpoint{name: "moto", url: u}
 }
 
-// testClient is a client for ep with a request counter and a retryer tuned
-// for tests: more attempts, short backoff, and no retry quota (fault tests
-// fail many requests on purpose).
+// backend is one endpoint kind the tests run against; newEndpoint gives a
+// fresh minidyn server per call, or the one moto server (skipping the
+// subtest with its reason when there is none).
+type backend struct {
+	name        string
+	newEndpoint func(t testing.TB) endpoint
+}
+
+// endpoints lists what the tests run against: minidyn and moto, always
+// both, so a missing moto shows as a skipped subtest, never as nothing.
+func endpoints() []backend {
+	return []backend{{"minidyn", minidyn}, {"moto", moto}}
+}
+
+// testClient is a client for ep with a request counter and the store's own
+// retry rules (NewRetryer), tuned for tests: short backoff and no retry
+// quota (fault tests fail many requests on purpose).
 func testClient(t testing.TB, ep endpoint, counter *dynamo.RequestCounter) *dynamodb.Client {
 	t.Helper()
 	o := dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(ep.url),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxAttempts = 8
-			so.MaxBackoff = 20 * time.Millisecond
-			so.RateLimiter = ratelimit.None
-		}),
+		Retryer:      dynamo.NewRetryer(fastRetries),
 	}
 	if counter != nil {
 		counter.Register(&o)
 	}
 	return dynamodb.New(o)
+}
+
+// fastRetries keeps the store's attempt count and retry rules and shortens
+// the waits between attempts.
+func fastRetries(so *retry.StandardOptions) {
+	so.MaxBackoff = 20 * time.Millisecond
+	so.BaseDelay = time.Millisecond
+	so.RateLimiter = ratelimit.None
 }
 
 // tableName is fresh per call, so tests sharing a server share nothing.

@@ -42,9 +42,9 @@ func TestFaultsOnCreate(t *testing.T) {
 		{"minidyn 500 before the commit", []fault{faultServerError, faultServerError, faultServerError}},
 		{"answer lost after the commit", []fault{faultLostResponse}},
 		{"answer lost after the commit, then throttled", []fault{faultLostResponse, faultThrottle, faultServerError}},
-		// Eight attempts exhaust the test client's SDK retryer (MaxAttempts 8):
-		// the store's own retry then finds its first attempt's record.
-		{"answers lost until the SDK gives up", slices.Repeat([]fault{faultLostResponse}, 8)},
+		// One short of what the SDK's retryer sends: its last attempt finds
+		// the first attempt's record, with its txid.
+		{"answers lost until the SDK's last attempt", slices.Repeat([]fault{faultLostResponse}, dynamo.RetryMaxAttempts-1)},
 		{"transaction conflicts", []fault{faultTxConflict, faultTxConflict, faultTxConflict}},
 		{"conflict after a lost answer", []fault{faultLostResponse, faultTxConflict}},
 	}
@@ -78,6 +78,50 @@ func TestFaultsOnCreate(t *testing.T) {
 	}
 }
 
+// TestTransientErrorsAreTheSDKs: throttling, 5xx and lost answers are
+// retried by the SDK's retryer alone (dynamo.NewRetryer). When it gives up,
+// the call fails at once, without the store starting the SDK's retries over
+// (they multiplied: up to 25 store attempts of 8 SDK attempts each); the
+// write is then findable, and a retry with the same request_id converges.
+func TestTransientErrorsAreTheSDKs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		f       fault
+		written bool
+	}{
+		{"throttled", faultThrottle, false},
+		{"server errors", faultServerError, false},
+		{"answers lost after the commit", faultLostResponse, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, inj, _ := faultyStore(t)
+			svc := newService(t, s)
+			inj.arm("TransactWriteItems", slices.Repeat([]fault{tc.f}, 100)...)
+			_, err := svc.CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: "r", Workspace: "inbox", Title: "t"})
+			if board.ErrorCode(err) != board.CodeInternal {
+				t.Fatalf("create while every attempt fails: %v, want an internal error", err)
+			}
+			if got := inj.count("TransactWriteItems"); got != dynamo.RetryMaxAttempts {
+				t.Fatalf("%d requests sent for one create, want the SDK's %d and no more", got, dynamo.RetryMaxAttempts)
+			}
+			inj.disarm()
+			found, err := svc.FindRequest(aiCtx(t), board.FindRequestInput{RequestID: "r"})
+			if err != nil || (found.Status == ledger.LookupDone) != tc.written {
+				t.Fatalf("find_request: %+v %v, want done=%v", found, err, tc.written)
+			}
+			res := mustCreate(t, svc, "r", "t")
+			if res.Ticket.ID != "inbox-1" || res.Replayed != tc.written {
+				t.Errorf("retry: %s replayed=%v, want inbox-1 replayed=%v", res.Ticket.ID, res.Replayed, tc.written)
+			}
+			if ids := ticketIDs(t, svc); !slices.Equal(ids, []string{"inbox-1"}) {
+				t.Errorf("tickets: %v, want exactly [inbox-1]", ids)
+			}
+		})
+	}
+}
+
 // TestFaultsOnSave: the same faults on update, move and note.
 func TestFaultsOnSave(t *testing.T) {
 	t.Parallel()
@@ -85,7 +129,8 @@ func TestFaultsOnSave(t *testing.T) {
 	svc := newService(t, s)
 	ctx := aiCtx(t)
 	mustCreate(t, svc, "c", "ticket")
-	all := []fault{faultThrottle, faultServerError, faultLostResponse, faultTxConflict, faultLostResponse, faultLostResponse}
+	// Fewer faults than the SDK's attempts: its retryer rides them out.
+	all := []fault{faultThrottle, faultServerError, faultLostResponse, faultTxConflict, faultLostResponse}
 
 	inj.arm("TransactWriteItems", all...)
 	title := "renamed"
@@ -115,16 +160,17 @@ func TestFaultsOnSave(t *testing.T) {
 	if got := inj.count("TransactWriteItems") - before; got != len(all) {
 		t.Errorf("%d transaction faults applied to the no-op move, want %d", got, len(all))
 	}
-	// A person's call that changes nothing needs no policy check: its record
-	// goes alone, with PutItem, which can meet a transaction on the same item.
+	// A person's call that changes nothing needs no policy check, but still
+	// the check of the ticket's version: a transaction of two items too.
 	person := board.WithPrincipal(t.Context(), board.Principal{Author: "human", Source: board.SourceWeb})
-	inj.arm("PutItem", faultItemConflict, faultThrottle, faultLostResponse, faultItemConflict)
+	before = inj.count("TransactWriteItems")
+	inj.arm("TransactWriteItems", faultTxConflict, faultThrottle, faultLostResponse, faultTxConflict)
 	same, err = svc.MoveTicket(person, board.MoveTicketInput{RequestID: "m-same-person", ID: "inbox-1", Status: board.StatusDoing})
 	if err != nil || same.Replayed || same.Ticket.Version != 4 {
 		t.Fatalf("a person's no-op move under faults: %+v %v", same, err)
 	}
-	if got := inj.count("PutItem"); got != 4 {
-		t.Errorf("%d PutItem faults applied, want 4", got)
+	if got := inj.count("TransactWriteItems") - before; got != 4 {
+		t.Errorf("%d transaction faults applied to a person's no-op move, want 4", got)
 	}
 	d, err := svc.GetTicket(ctx, board.TicketIDInput{ID: "inbox-1"})
 	if err != nil {
@@ -201,9 +247,7 @@ func TestCancelledAfterCommit(t *testing.T) {
 	if board.ErrorCode(err) != board.CodeInternal {
 		t.Fatalf("create with lost answers: %v", err)
 	}
-	inj.mu.Lock()
-	inj.pending = map[string][]fault{} // the network heals
-	inj.mu.Unlock()
+	inj.disarm() // the network heals
 
 	found, err := svc.FindRequest(aiCtx(t), board.FindRequestInput{RequestID: "lost"})
 	if err != nil || found.Status != ledger.LookupDone {

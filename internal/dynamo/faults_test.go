@@ -55,6 +55,13 @@ func (in *injector) arm(op string, faults ...fault) {
 	in.pending[op] = append(in.pending[op], faults...)
 }
 
+// disarm drops the faults not applied yet: the network heals.
+func (in *injector) disarm() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.pending = map[string][]fault{}
+}
+
 // count reports how many faults were applied to op.
 func (in *injector) count(op string) int {
 	in.mu.Lock()

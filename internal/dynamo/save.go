@@ -3,8 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -24,10 +22,10 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		return ledger.Record{}, err
 	}
 	defer unlock()
-	var txids []string
+	var w writer
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		txid := newTxID()
-		txids = append(txids, txid)
+		w.txids = append(w.txids, txid)
 		items, at, err := s.saveItems(tx, txid)
 		if err != nil {
 			return ledger.Record{}, err
@@ -39,7 +37,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		case c == nil:
 			return tx.Request, nil
 		case c.failedAt(0):
-			verdict, old, err := s.existingRecord(ctx, tx.Request.Key, c.old[0], now, txids)
+			verdict, old, err := s.existingRecord(ctx, tx.Request.Key, c.old[0], now, w)
 			if err != nil {
 				return ledger.Record{}, err
 			}
@@ -50,7 +48,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 				return ledger.Record{}, &ledger.ExistsError{Record: *old}
 			}
 			continue
-		case at.ticket > 0 && c.failedAt(at.ticket):
+		case c.failedAt(at.ticket):
 			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
 		case at.workspace > 0 && c.failedAt(at.workspace):
 			if err := s.workspaceRefuses(ctx, tx, c.old[at.workspace]); err != nil {
@@ -65,8 +63,9 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 	return ledger.Record{}, fmt.Errorf("dynamo: saving ticket %s kept conflicting after %d attempts; nothing was written by this call", tx.Before.ID, maxAttempts)
 }
 
-// saveLayout says where the conditional items of a save sit (0: absent;
-// the request record is always item 0).
+// saveLayout says where the conditional items of a save sit: the request
+// record is always item 0, the ticket (its new state, or a check of its
+// version) item 1; workspace is 0 when absent.
 type saveLayout struct{ ticket, workspace int }
 
 func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteItem, saveLayout, error) {
@@ -77,7 +76,22 @@ func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteIt
 	}
 	cond, names, values := recordCondition(tx.Request.CreatedAt)
 	items := []types.TransactWriteItem{s.put(rec, cond, names, values, true)}
-	if tx.After != nil {
+	// The stored version must still be the one the change (or, for a call
+	// that changes nothing, the stored result) was computed from.
+	versionCond := "attribute_exists(#pk) AND #v = :v"
+	versionNames := map[string]string{"#pk": attrPK, "#v": attrVersion}
+	versionValues := map[string]types.AttributeValue{":v": num(tx.Before.Version)}
+	at.ticket = len(items)
+	if tx.After == nil {
+		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName:                           aws.String(s.table),
+			Key:                                 ticketKey(tx.Before.ID),
+			ConditionExpression:                 aws.String(versionCond),
+			ExpressionAttributeNames:            versionNames,
+			ExpressionAttributeValues:           versionValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}})
+	} else {
 		ticket, err := ticketItem(*tx.After)
 		if err != nil {
 			return nil, at, err
@@ -85,9 +99,7 @@ func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteIt
 		if err := checkSize("ticket", ticket); err != nil {
 			return nil, at, err
 		}
-		at.ticket = len(items)
-		items = append(items, s.put(ticket, "#v = :v", map[string]string{"#v": attrVersion},
-			map[string]types.AttributeValue{":v": num(tx.Before.Version)}, true))
+		items = append(items, s.put(ticket, versionCond, versionNames, versionValues, true))
 		if tx.After.Status != tx.Before.Status {
 			at.workspace = len(items)
 			items = append(items, s.moveCount(tx.Before.Workspace, tx.Before.Status, tx.After.Status, tx.AllowedPolicies))
@@ -141,28 +153,6 @@ func (s *Store) moveCount(slug string, from, to board.Status, allowed []board.AI
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
-}
-
-// policyCondition holds when the workspace exists and, if allowed is not
-// nil, its ai_policy is one of allowed.
-func policyCondition(allowed []board.AIPolicy) (string, map[string]string, map[string]types.AttributeValue) {
-	names := map[string]string{"#pk": attrPK}
-	values := map[string]types.AttributeValue{}
-	cond := "attribute_exists(#pk)"
-	if allowed == nil {
-		return cond, names, values
-	}
-	if len(allowed) == 0 {
-		return "attribute_not_exists(#pk) AND attribute_exists(#pk)", names, values // allows nothing
-	}
-	names["#policy"] = attrPolicy
-	var in []string
-	for i, p := range allowed {
-		name := ":p" + strconv.Itoa(i)
-		values[name] = str(string(p))
-		in = append(in, name)
-	}
-	return cond + " AND #policy IN (" + strings.Join(in, ", ") + ")", names, values
 }
 
 // workspaceRefuses explains a failed workspace condition of a save: the

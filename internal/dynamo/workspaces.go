@@ -64,20 +64,13 @@ func (s *Store) SetWorkspacePolicy(ctx context.Context, slug string, policy boar
 		}},
 		s.put(event, "", nil, nil, false),
 	}
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		c, err := s.commit(ctx, items)
-		switch {
-		case err != nil:
-			return err
-		case c == nil:
-			s.cache.setPolicy(slug, policy)
-			return nil
-		case c.failedAt(0):
-			return board.ErrNotFound
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return err
-		}
+	c, err := s.commit(ctx, items)
+	switch {
+	case err != nil:
+		return err
+	case c.failedAt(0):
+		return board.ErrNotFound
 	}
-	return errConflicting("changing workspace " + slug)
+	s.cache.setPolicy(slug, policy)
+	return nil
 }

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -51,4 +52,12 @@ func (r Record) Expired(now time.Time) bool {
 // the work may be taken over.
 func (r Record) LeaseExpired(now time.Time) bool {
 	return r.Status == StatusRunning && !now.Before(r.LeaseUntil)
+}
+
+// CompletedBy reports whether r is work owner completed with result: what a
+// completion sent again after its answer was lost finds. Completing is
+// fenced (the owner, a running record); this is the one way a repeat of it
+// still succeeds.
+func CompletedBy(r Record, owner string, result []byte) bool {
+	return r.Status == StatusDone && owner != "" && r.Owner == owner && bytes.Equal(r.Result, result)
 }

@@ -98,7 +98,9 @@ func (s *Store) ClaimRequest(ctx context.Context, rec ledger.Record, now time.Ti
 	})
 }
 
-// CompleteRequest stores the result if owner still holds the lease.
+// CompleteRequest stores the result if owner still holds the lease of a
+// running record. A repeat of a completion that went through (same owner,
+// same result) succeeds: its first answer may have been lost.
 func (s *Store) CompleteRequest(ctx context.Context, key ledger.Key, owner string, result []byte) error {
 	res, err := s.write.ExecContext(ctx, `UPDATE requests SET status = ?, result = ?, lease_until = NULL
 		WHERE principal = ? AND request_id = ? AND owner = ? AND status = ?`,
@@ -106,10 +108,18 @@ func (s *Store) CompleteRequest(ctx context.Context, key ledger.Key, owner strin
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return board.ErrNotOwner
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	held, err := scanRequest(s.write.QueryRowContext(ctx, `SELECT `+requestColumns+` FROM requests
+		WHERE principal = ? AND request_id = ?`, key.Principal, key.RequestID))
+	if err == nil && ledger.CompletedBy(held, owner, result) {
+		return nil
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	return board.ErrNotOwner
 }
 
 // ReleaseRequest deletes a running record if owner still holds it.

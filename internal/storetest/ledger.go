@@ -29,6 +29,7 @@ func leaseTests() []contractTest {
 		{"claim of an expired record succeeds", testClaimExpired},
 		{"complete by the owner stores the result", testCompleteOwner},
 		{"complete by another owner is ErrNotOwner", testCompleteNotOwner},
+		{"complete needs a running record; a repeat with the same result succeeds", testCompleteOnlyRunning},
 		{"release by the owner deletes the record", testReleaseOwner},
 		{"release by another owner is ErrNotOwner", testReleaseNotOwner},
 		{"the old owner is fenced off after a take-over", testFencedAfterTakeOver},
@@ -214,6 +215,34 @@ func testCompleteNotOwner(t *testing.T, f *fixture) {
 	if !errors.Is(err, board.ErrNotOwner) && !errors.Is(err, board.ErrNotFound) {
 		t.Errorf("CompleteRequest of bob's (missing) key with alice's owner token: %v, want ErrNotOwner (or ErrNotFound)", err)
 	}
+}
+
+// testCompleteOnlyRunning: completion is fenced by the owner and by the
+// running status, on every store. A completion sent again (its answer was
+// lost) with the same result finds its own work done and succeeds; with
+// another result, or over a record no claim made, it owns nothing.
+func testCompleteOnlyRunning(t *testing.T, f *fixture) {
+	rec := running(alice, "job", "w1", T0, ms(60_000))
+	f.claim(rec, T0)
+	first := []byte(`{"imported":10}`)
+	if err := f.s.CompleteRequest(f.ctx, rec.Key, "w1", first); err != nil {
+		t.Fatalf("CompleteRequest: %v", err)
+	}
+	if err := f.s.CompleteRequest(f.ctx, rec.Key, "w1", first); err != nil {
+		t.Errorf("CompleteRequest repeated with the same result: %v, want success (the first one's answer may have been lost)", err)
+	}
+	err := f.s.CompleteRequest(f.ctx, rec.Key, "w1", []byte(`{"imported":99}`))
+	assertIs(t, "CompleteRequest of a done record with another result", err, board.ErrNotOwner)
+	if got := f.request(rec.Key, ms(1_000)); got.Status != ledger.StatusDone || string(got.Result) != string(first) {
+		t.Errorf("after the refused completion: status %q result %s, want done %s", got.Status, got.Result, first)
+	}
+
+	plan := f.create("inbox", "c")
+	err = f.s.CompleteRequest(f.ctx, key(alice, "c"), "", []byte(`{}`))
+	assertIs(t, "CompleteRequest of a record CreateTicket wrote", err, board.ErrNotOwner)
+	want := record(alice, "c", board.ToolCreateTicket, "create", plan.Ticket.CreatedAt)
+	want.Result = plan.Result
+	assertRecord(t, "create's record after the refused completion", want, f.request(want.Key, plan.Ticket.CreatedAt))
 }
 
 func testReleaseOwner(t *testing.T, f *fixture) {

@@ -17,6 +17,7 @@ func saveTests() []contractTest {
 		{"an update writes the ticket, the event and the record", testSaveUpdate},
 		{"a stale Before is ErrVersionConflict, nothing written", testSaveVersionConflict},
 		{"After nil writes only the request record", testSaveRecordOnly},
+		{"After nil from a stale Before is ErrVersionConflict, nothing written", testSaveRecordOnlyStale},
 		{"a note is persisted with its event", testSaveNote},
 		{"moving status changes counts and completed_at", testSaveMove},
 		{"clearing owner and due round-trips", testSaveClearOptionals},
@@ -95,6 +96,32 @@ func testSaveRecordOnly(t *testing.T, f *fixture) {
 	assertEvents(t, "ListEvents after a record-only save", []board.Event{plan.Event}, f.events("inbox", 10))
 	// The ticket's version did not move: an update from the original succeeds.
 	f.save(f.retitle(plan.Ticket, "u", "still version 1 before this"))
+}
+
+// testSaveRecordOnlyStale: a call that changes nothing stores a result
+// computed from Before (the ticket as it was), so the version check holds
+// for it as for any save: an old snapshot is never acknowledged.
+func testSaveRecordOnlyStale(t *testing.T, f *fixture) {
+	plan := f.create("inbox", "c")
+	moved := f.retitle(plan.Ticket, "u", "moved on")
+	f.save(moved)
+
+	stale := f.recordOnlyTx(plan.Ticket, "noop-stale") // computed from version 1; stored is 2
+	_, err := f.s.SaveTicket(f.ctx, stale)
+	assertIs(t, "record-only SaveTicket from a stale Before", err, board.ErrVersionConflict)
+	f.noRequest("after the stale record-only save", stale.Request.Key, stale.Request.CreatedAt)
+
+	gone := plan.Ticket
+	gone.ID, gone.Number = "inbox-99", 99
+	missing := f.recordOnlyTx(gone, "noop-missing")
+	_, err = f.s.SaveTicket(f.ctx, missing)
+	assertIs(t, "record-only SaveTicket of a missing ticket", err, board.ErrNotFound)
+	f.noRequest("after the record-only save of a missing ticket", missing.Request.Key, missing.Request.CreatedAt)
+
+	// From the stored version it is recorded, and changes nothing.
+	fresh := f.recordOnlyTx(*moved.After, "noop-fresh")
+	f.save(fresh)
+	assertTicket(t, "ticket after the record-only saves", *moved.After, f.ticket(plan.Ticket.ID))
 }
 
 func testSaveNote(t *testing.T, f *fixture) {
