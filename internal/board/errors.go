@@ -17,7 +17,8 @@ const (
 	// CodeInProgress: an earlier call with the same request_id is still
 	// running; retry later with the same request_id.
 	CodeInProgress Code = "in_progress"
-	// CodeInternal: the store failed; the message says whether retrying is safe.
+	// CodeInternal: something failed that is not the caller's doing; the
+	// message says what to do next and, with ErrorID, how to report it.
 	CodeInternal Code = "internal"
 )
 
@@ -26,6 +27,9 @@ const (
 type Error struct {
 	Code    Code
 	Message string
+	// ErrorID names an internal error in the operator's log (CodeInternal
+	// only; empty otherwise). The message carries it too.
+	ErrorID string
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -1,7 +1,6 @@
 package board
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -27,6 +26,7 @@ type Service struct {
 	retention time.Duration
 	now       func() time.Time
 	log       *slog.Logger
+	turns     ticketTurns
 }
 
 // NewService checks the configuration and returns the use cases.
@@ -55,24 +55,11 @@ func NewService(cfg Config) (*Service, error) {
 	}, nil
 }
 
-// maxAttempts bounds the retries of a write that lost an optimistic race.
-const maxAttempts = 20
-
-// storeFailure turns an unexpected store error into a message that says
-// whether retrying is safe (it always is: the request_id makes it so), and
-// logs it.
-func (s *Service) storeFailure(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Errorf(CodeInternal, "the call was cancelled or ran out of time before its answer; it may or may not have been written. Call find_request with the same request_id to find out, or retry with the same request_id (never a new one)")
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	// The caller gets the cause too, but operators need it in the log.
-	s.log.Error("store call failed", "err", err)
-	return Errorf(CodeInternal, "storage failed (%v); nothing is lost by retrying: call find_request or retry with the same request_id", err)
-}
+// maxAttempts bounds the attempts of a write that keeps losing its
+// optimistic race to writers in other processes (writers in this one take
+// turns). With the jittered backoff between attempts (backoff.go) they span
+// seconds, far more than contention on one ticket needs.
+const maxAttempts = 40
 
 func (s *Service) ticketURL(id string) string { return s.baseURL + "/tickets/" + id }
 

@@ -3,8 +3,10 @@ package board_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,24 +21,51 @@ type failingStore struct {
 
 func (f failingStore) ListWorkspaces(context.Context) ([]board.Workspace, error) { return nil, f.err }
 
-// A store failure reaches the caller as an internal error that says retrying
-// is safe, and the operator's log; a cancellation says the outcome is
-// unknown and is not logged as a failure.
-func TestStoreFailuresAreReportedAndLogged(t *testing.T) {
+var errorIDPattern = regexp.MustCompile(`err-[0-9a-f]{12}`)
+
+// An internal failure reaches the caller without its internals: a message
+// that says what to do next, with an error id; the operator's log has the
+// cause under the same id. A cancellation says the outcome is unknown and
+// is not logged as a failure; a domain error keeps its own text.
+func TestInternalErrorsHideTheCauseAndNameAnID(t *testing.T) {
 	var logs bytes.Buffer
 	svc, err := board.NewService(board.Config{
-		Store:  failingStore{err: errors.New("disk I/O error")},
-		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Store:  failingStore{err: errors.New("disk I/O error (778)")},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = svc.ListWorkspaces(context.Background())
-	if board.ErrorCode(err) != board.CodeInternal || !strings.Contains(err.Error(), "disk I/O error") || !strings.Contains(err.Error(), "nothing is lost by retrying") {
-		t.Fatalf("err = %v", err)
+	msg := err.Error()
+	if board.ErrorCode(err) != board.CodeInternal || strings.Contains(msg, "disk") || strings.Contains(msg, "778") {
+		t.Fatalf("caller sees %q: internals leak", msg)
 	}
-	if !strings.Contains(logs.String(), "store call failed") || !strings.Contains(logs.String(), "disk I/O error") {
-		t.Fatalf("log = %q", logs.String())
+	for _, want := range []string{"Retrying is safe", "find_request", "give the error id"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q does not say %q", msg, want)
+		}
+	}
+	id := errorIDPattern.FindString(msg)
+	var domain *board.Error
+	if id == "" || !errors.As(err, &domain) || domain.ErrorID != id {
+		t.Fatalf("message %q names no error id (or not the one in the error: %+v)", msg, domain)
+	}
+	var line struct {
+		Msg     string `json:"msg"`
+		ErrorID string `json:"error_id"`
+		Err     string `json:"err"`
+	}
+	if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+		t.Fatalf("log %q: %v", logs.String(), err)
+	}
+	if line.ErrorID != id || !strings.Contains(line.Err, "disk I/O error (778)") {
+		t.Fatalf("log line %+v, want the cause under error_id %s", line, id)
+	}
+	// Another failure gets another id.
+	_, again := svc.ListWorkspaces(context.Background())
+	if other := errorIDPattern.FindString(again.Error()); other == "" || other == id {
+		t.Errorf("second failure's id %q, want a new one (first %s)", other, id)
 	}
 
 	logs.Reset()
@@ -47,5 +76,11 @@ func TestStoreFailuresAreReportedAndLogged(t *testing.T) {
 	}
 	if logs.Len() != 0 {
 		t.Fatalf("a cancellation was logged as a failure: %q", logs.String())
+	}
+
+	svc, _ = board.NewService(board.Config{Store: failingStore{err: board.ErrNotFound}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	_, err = svc.GetWorkspaceSummary(context.Background(), board.WorkspaceInput{Workspace: "Not A Slug"})
+	if board.ErrorCode(err) != board.CodeInvalid || !strings.Contains(err.Error(), "not a valid slug") || errorIDPattern.MatchString(err.Error()) {
+		t.Fatalf("domain error: %v, want its own text", err)
 	}
 }

@@ -76,7 +76,7 @@ func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (Ticke
 	case err != nil:
 		return TicketResult{}, s.storeFailure(err)
 	}
-	return decodeResult[TicketResult](stored.Result, false)
+	return decodeResult[TicketResult](s, stored.Result, false)
 }
 
 // change is what update, move and note compute from the current ticket.
@@ -89,7 +89,9 @@ type change struct {
 
 // mutate runs the read-compute-commit loop shared by update, move and note:
 // replay first (a retry gets its answer even if the ticket moved on since),
-// then policy, then an optimistic commit retried when it loses a race.
+// then policy, then an optimistic commit. Writes to one ticket take turns in
+// this process (ticketTurns), so they do not race each other; a commit that
+// lost to a writer elsewhere backs off with jitter and computes again.
 func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, args any,
 	compute func(p Principal, before Ticket, rec ledger.Record) (change, error)) ([]byte, bool, error) {
 	p := PrincipalFrom(ctx)
@@ -97,7 +99,17 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 	if err != nil {
 		return nil, false, err
 	}
+	release, err := s.turns.take(ctx, ticketID)
+	if err != nil {
+		return nil, false, s.storeFailure(err)
+	}
+	defer release()
 	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if attempt > 0 {
+			if err := backoff(ctx, attempt-1); err != nil {
+				return nil, false, s.storeFailure(err)
+			}
+		}
 		wc, err := s.store.LoadForWrite(ctx, rec.Key, ticketID, s.now())
 		if err != nil {
 			return nil, false, s.storeFailure(err)
@@ -136,7 +148,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		var denied *PolicyError
 		switch {
 		case errors.Is(err, ErrVersionConflict):
-			continue // someone changed the ticket since we read it: recompute
+			continue // changed elsewhere since we read it: back off, recompute
 		case errors.As(err, &exists):
 			res, err := s.judge(exists.Record, tool, canonical, rec.Fingerprint)
 			return res, true, err
@@ -212,7 +224,7 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 	if err != nil {
 		return TicketResult{}, err
 	}
-	return decodeResult[TicketResult](raw, replayed)
+	return decodeResult[TicketResult](s, raw, replayed)
 }
 
 // MoveTicket changes a ticket's status and keeps the reason in the history.
@@ -248,7 +260,7 @@ func (s *Service) MoveTicket(ctx context.Context, in MoveTicketInput) (MoveResul
 	if err != nil {
 		return MoveResult{}, err
 	}
-	return decodeResult[MoveResult](raw, replayed)
+	return decodeResult[MoveResult](s, raw, replayed)
 }
 
 // AddNote appends a note; the ticket's version and updated_at move with it.
@@ -272,7 +284,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 	if err != nil {
 		return NoteResult{}, err
 	}
-	return decodeResult[NoteResult](raw, replayed)
+	return decodeResult[NoteResult](s, raw, replayed)
 }
 
 func replayAs[T any, PT replayable[T]](s *Service, existing ledger.Record, tool string, canonical []byte, fingerprint string) (T, error) {
@@ -281,7 +293,7 @@ func replayAs[T any, PT replayable[T]](s *Service, existing ledger.Record, tool 
 		var zero T
 		return zero, err
 	}
-	return decodeResult[T, PT](raw, true)
+	return decodeResult[T, PT](s, raw, true)
 }
 
 // replayable is every write result: a stored result is returned with
@@ -296,10 +308,10 @@ func (r *MoveResult) markReplayed()   { r.Replayed = true }
 func (r *NoteResult) markReplayed()   { r.Replayed = true }
 
 // decodeResult turns a stored result back into its type, marking replays.
-func decodeResult[T any, PT replayable[T]](raw []byte, replayed bool) (T, error) {
+func decodeResult[T any, PT replayable[T]](s *Service, raw []byte, replayed bool) (T, error) {
 	var out T
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return out, Errorf(CodeInternal, "stored result cannot be read (%v); call find_request", err)
+		return out, s.storeFailure(fmt.Errorf("stored result cannot be decoded: %w", err))
 	}
 	if replayed {
 		PT(&out).markReplayed()

@@ -19,3 +19,24 @@ func TestContract(t *testing.T) {
 		})
 	}
 }
+
+// TestShared runs the shared races on one table reached by several store
+// instances, each with its own client, cache and locks, as several Lambda
+// instances would reach it. On moto they share the process's endpoint
+// turns (SerializeWrites), which only make moto isolate requests as
+// DynamoDB does; the races themselves (read, compute, conditional commit)
+// still interleave.
+func TestShared(t *testing.T) {
+	for _, ep := range endpoints() {
+		t.Run(ep.name, func(t *testing.T) {
+			storetest.RunShared(t, func(t *testing.T) storetest.Instances {
+				e := ep.newEndpoint(t)
+				table := tableName()
+				openStore(t, e, nil, dynamo.Config{Table: table}) // creates the table
+				return func(t *testing.T) board.Store {
+					return openStore(t, e, nil, dynamo.Config{Table: table, SerializeWrites: e.name == "moto"})
+				}
+			})
+		})
+	}
+}

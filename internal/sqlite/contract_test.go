@@ -25,3 +25,23 @@ func TestContract(t *testing.T) {
 		return s
 	})
 }
+
+// TestShared runs the shared races on one database file opened by several
+// store instances, as several processes would open it.
+func TestShared(t *testing.T) {
+	storetest.RunShared(t, func(t *testing.T) storetest.Instances {
+		path := filepath.Join(t.TempDir(), sqlite.FileName)
+		return func(t *testing.T) board.Store {
+			s, err := sqlite.Open(t.Context(), path)
+			if err != nil {
+				t.Fatalf("sqlite.Open: %v", err)
+			}
+			t.Cleanup(func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			return s
+		}
+	})
+}
