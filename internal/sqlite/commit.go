@@ -13,6 +13,14 @@ import (
 // its own savepoint of one transaction, and commits them with one sync. A
 // write whose savepoint fails rolls back alone; a failed COMMIT fails them
 // all, and then none of them was written.
+//
+// No write of a batch is answered before its COMMIT returned, and when the
+// COMMIT failed every write of the batch is answered with that failure,
+// whatever it computed: what a write saw inside the batch may be a sibling's
+// uncommitted work (a duplicate finds its twin's request record and would
+// answer "replayed"; a note finds the ticket version a sibling set), and
+// "done" or "replayed" is said only of a committed record
+// (docs/architecture.md, "The ledger's rules").
 
 // maxBatch bounds how many writes share one commit (and one wait).
 const maxBatch = 64
@@ -44,6 +52,17 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.T
 	return <-j.done // once handed over, the batch decides; wait for it
 }
 
+// hooks let a test place a batch exactly; production leaves them nil.
+type hooks struct {
+	// collect says, with n jobs in the batch, whether to wait for another
+	// before running it (nil: take what is waiting at that moment).
+	collect func(n int) bool
+	// beforeCommit runs after every job of the batch ran, before COMMIT.
+	beforeCommit func()
+	// committed sees each COMMIT's outcome.
+	committed func(err error)
+}
+
 func (s *Store) committer() {
 	defer close(s.done)
 	for {
@@ -54,8 +73,18 @@ func (s *Store) committer() {
 		case <-s.stop:
 			return
 		}
+		h := s.hooks.Load()
 	drain:
 		for len(batch) < maxBatch {
+			if h != nil && h.collect != nil && h.collect(len(batch)) {
+				select {
+				case j := <-s.jobs:
+					batch = append(batch, j)
+					continue
+				case <-s.stop:
+					break drain
+				}
+			}
 			select {
 			case j := <-s.jobs:
 				batch = append(batch, j)
@@ -63,16 +92,27 @@ func (s *Store) committer() {
 				break drain
 			}
 		}
-		s.runBatch(batch)
+		s.runBatch(batch, h)
 	}
 }
 
-func (s *Store) runBatch(batch []job) {
+// batchFailed is how a write learns that the batch it was in did not
+// commit: nothing it did was written.
+func batchFailed(err error) error {
+	return fmt.Errorf("sqlite: the writes batched with this one did not commit, nothing of it was written: %w", err)
+}
+
+func (s *Store) runBatch(batch []job, h *hooks) {
 	errs := make([]error, len(batch))
-	finish := func(err error) {
+	started := make([]bool, len(batch))
+	// answer sends every job its answer. When the batch did not commit,
+	// every job that started (or never got to) is answered with that
+	// failure, replacing whatever it computed; a job cancelled before its
+	// work keeps its cancellation.
+	answer := func(failed error) {
 		for i, j := range batch {
-			if err != nil && errs[i] == nil {
-				errs[i] = err
+			if failed != nil && (started[i] || errs[i] == nil) {
+				errs[i] = batchFailed(failed)
 			}
 			j.done <- errs[i]
 		}
@@ -83,7 +123,7 @@ func (s *Store) runBatch(batch []job) {
 	bg := context.Background()
 	tx, err := s.write.BeginTx(bg, nil)
 	if err != nil {
-		finish(err)
+		answer(err)
 		return
 	}
 	for i, j := range batch {
@@ -91,21 +131,29 @@ func (s *Store) runBatch(batch []job) {
 			errs[i] = err // cancelled before its work started: nothing written
 			continue
 		}
+		started[i] = true
 		if err := s.runJob(tx, j); err != nil {
 			errs[i] = err
 			if _, rerr := tx.ExecContext(bg, "ROLLBACK TO job"); rerr != nil {
 				tx.Rollback()
-				finish(fmt.Errorf("undoing a failed write: %w", rerr))
+				answer(fmt.Errorf("undoing a failed write: %w", rerr))
 				return
 			}
 		}
 		if _, err := tx.ExecContext(bg, "RELEASE job"); err != nil {
 			tx.Rollback()
-			finish(err)
+			answer(err)
 			return
 		}
 	}
-	finish(tx.Commit())
+	if h != nil && h.beforeCommit != nil {
+		h.beforeCommit()
+	}
+	err = tx.Commit()
+	if h != nil && h.committed != nil {
+		h.committed(err)
+	}
+	answer(err)
 }
 
 // runJob runs one write inside a savepoint; a panic in it fails the write,

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -26,6 +27,7 @@ type Store struct {
 	jobs  chan job
 	stop  chan struct{}
 	done  chan struct{}
+	hooks atomic.Pointer[hooks] // tests only (commit.go)
 }
 
 var _ board.Store = (*Store)(nil)
