@@ -149,6 +149,14 @@ func (s *openingStore) ReleaseRequest(ctx context.Context, key ledger.Key, owner
 	return st.ReleaseRequest(ctx, key, owner)
 }
 
+func (s *openingStore) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolicy, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return "", err
+	}
+	return st.WorkspacePolicy(ctx, slug)
+}
+
 // Close waits for the opening to end, then closes what was opened.
 func (s *openingStore) Close() error {
 	<-s.ready

@@ -199,5 +199,14 @@ func (s *Service) FindRequest(ctx context.Context, in FindRequestInput) (Request
 	if err != nil {
 		return RequestLookup{}, s.storeFailure(err)
 	}
+	// A record of a workspace hidden from the caller since is as unknown
+	// as the workspace (hidden.go).
+	hidden, err := s.hiddenRecord(ctx, p, rec, "", "")
+	if err != nil {
+		return RequestLookup{}, s.storeFailure(err)
+	}
+	if hidden {
+		return ledger.Describe(in.RequestID, nil, now), nil
+	}
 	return ledger.Describe(in.RequestID, &rec, now), nil
 }

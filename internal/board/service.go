@@ -95,20 +95,6 @@ func requireAuthor(p Principal) error {
 	return Errorf(CodeForbidden, "writes are refused because this caller has no author: %s. Reads still work", reason)
 }
 
-// judge answers a write that found an existing record for its request_id.
-func (s *Service) judge(existing ledger.Record, tool string, canonical []byte, fingerprint string) ([]byte, error) {
-	switch ledger.Judge(existing, tool, fingerprint, s.now()) {
-	case ledger.Replay:
-		return existing.Result, nil
-	case ledger.Mismatch:
-		return nil, Errorf(CodeConflict, "%s", ledger.MismatchMessage(existing, tool, canonical))
-	case ledger.Abandoned:
-		return nil, Errorf(CodeConflict, "request_id %q belongs to an earlier call that stopped before finishing; call find_request to see what it did, then retry with the same request_id", existing.Key.RequestID)
-	default:
-		return nil, Errorf(CodeInProgress, "request_id %q is still in progress; retry later with the same request_id, or call find_request", existing.Key.RequestID)
-	}
-}
-
 // prepare validates the request_id and author and builds the record a write
 // will commit.
 func (s *Service) prepare(p Principal, tool, requestID string, args any) (ledger.Record, []byte, error) {

@@ -68,6 +68,8 @@ type Store interface {
 	// ReleaseRequest deletes a running record, only if owner still owns it.
 	ReleaseRequest(ctx context.Context, key ledger.Key, owner string) error
 
+	PolicyReader // policyreader.go
+
 	Close() error
 }
 

@@ -68,7 +68,8 @@ func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (Ticke
 	var denied *PolicyError
 	switch {
 	case errors.As(err, &exists):
-		return replayAs[TicketResult](s, exists.Record, ToolCreateTicket, canonical, rec.Fingerprint)
+		return replayAs[TicketResult](ctx, s, exists.Record, ledgerCall{p: p, tool: ToolCreateTicket, canonical: canonical,
+			fingerprint: rec.Fingerprint, workspace: in.Workspace})
 	case errors.Is(err, ErrNotFound):
 		return TicketResult{}, workspaceNotFound(in.Workspace)
 	case errors.As(err, &denied):
@@ -99,6 +100,8 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 	if err != nil {
 		return nil, false, err
 	}
+	slug, _, _ := ParseTicketID(ticketID) // validated by the input
+	lc := ledgerCall{p: p, tool: tool, canonical: canonical, fingerprint: rec.Fingerprint, workspace: slug, ticketID: ticketID}
 	release, err := s.turns.take(ctx, ticketID)
 	if err != nil {
 		return nil, false, s.storeFailure(err)
@@ -115,7 +118,10 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 			return nil, false, s.storeFailure(err)
 		}
 		if wc.Existing != nil {
-			res, err := s.judge(*wc.Existing, tool, canonical, rec.Fingerprint)
+			if wc.Ticket != nil {
+				lc.known = wc.Policy
+			}
+			res, err := s.judge(ctx, *wc.Existing, lc)
 			return res, true, err
 		}
 		if wc.Ticket == nil || !readable(p, wc.Policy) {
@@ -150,7 +156,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		case errors.Is(err, ErrVersionConflict):
 			continue // changed elsewhere since we read it: back off, recompute
 		case errors.As(err, &exists):
-			res, err := s.judge(exists.Record, tool, canonical, rec.Fingerprint)
+			res, err := s.judge(ctx, exists.Record, lc)
 			return res, true, err
 		case errors.Is(err, ErrNotFound):
 			return nil, false, ticketNotFound(ticketID)
@@ -287,8 +293,8 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 	return decodeResult[NoteResult](s, raw, replayed)
 }
 
-func replayAs[T any, PT replayable[T]](s *Service, existing ledger.Record, tool string, canonical []byte, fingerprint string) (T, error) {
-	raw, err := s.judge(existing, tool, canonical, fingerprint)
+func replayAs[T any, PT replayable[T]](ctx context.Context, s *Service, existing ledger.Record, c ledgerCall) (T, error) {
+	raw, err := s.judge(ctx, existing, c)
 	if err != nil {
 		var zero T
 		return zero, err

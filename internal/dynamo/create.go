@@ -111,10 +111,11 @@ func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.T
 	if err != nil {
 		return err
 	}
+	policyErr := s.checkWorkspace(tx, found[1]) // caches what the replay's answer needs too
 	if judgeRecord(rec, txid, now, writer{}) == recordTaken {
 		return &ledger.ExistsError{Record: *rec}
 	}
-	return s.checkWorkspace(tx, found[1])
+	return policyErr
 }
 
 // checkWorkspace caches what a workspace item says and refuses a create

@@ -43,3 +43,22 @@ func (s *Store) withPolicy(ctx context.Context, slug string, read func(context.C
 	s.cache.remember(w)
 	return w.Workspace.AIPolicy, true, nil
 }
+
+// WorkspacePolicy answers from the cache when the policy was read within
+// PolicyTTL (no request), otherwise with one consistent GetItem.
+func (s *Store) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolicy, error) {
+	if p, ok := s.cache.policy(slug, s.policyTTL); ok {
+		return p, nil
+	}
+	item, err := s.getItem(ctx, workspaceKey(slug))
+	if err != nil {
+		return "", err
+	}
+	if item == nil {
+		s.cache.forget(slug)
+		return "", board.ErrNotFound
+	}
+	w := decodeWorkspace(item)
+	s.cache.remember(w)
+	return w.Workspace.AIPolicy, nil
+}

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -160,5 +161,81 @@ func TestNoAuthorRefusesWritesOnly(t *testing.T) {
 	}
 	if n := countTickets(t, e.Store, "inbox"); n != 0 {
 		t.Fatalf("%d tickets written without an author", n)
+	}
+}
+
+// Hidden after the fact: once a person hides a workspace an AI wrote in,
+// the AI's stored results in it answer as if the workspace did not exist.
+// find_request says unknown, a retry gets "not found" instead of the
+// stored ticket or note, and a reused request_id with guessed values names
+// no field. Made visible again, the records answer as before: nothing was
+// lost, and nothing was written by the refused calls.
+func TestHiddenAfterTheFact(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	cs := connect(t, e.URL, modernVersion, nil)
+	create := map[string]any{"request_id": "c1", "workspace": "inbox", "title": "Secret plan", "body": "the details", "due": "2026-12-24"}
+	made := call[board.TicketResult](t, cs, "create_ticket", create)
+	note := map[string]any{"request_id": "n1", "id": made.Ticket.ID, "body": "secret note"}
+	call[board.NoteResult](t, cs, "add_note", note)
+	update := map[string]any{"request_id": "u1", "id": made.Ticket.ID, "priority": "urgent"}
+	call[board.TicketResult](t, cs, "update_ticket", update)
+	setPolicy := func(p board.AIPolicy) {
+		t.Helper()
+		if _, err := e.Svc.SetWorkspacePolicy(human(), board.SetWorkspacePolicyInput{Workspace: "inbox", AIPolicy: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setPolicy(board.PolicyHidden)
+	before := e.Witness(t)
+
+	for _, rid := range []string{"c1", "n1", "u1"} {
+		found := call[board.RequestLookup](t, cs, "find_request", map[string]any{"request_id": rid})
+		if found.Status != "unknown" || found.Result != nil || found.Tool != "" {
+			t.Errorf("find_request %s in a hidden workspace = %+v, want unknown and nothing else", rid, found)
+		}
+	}
+	with := func(args map[string]any, k string, v any) map[string]any {
+		out := map[string]any{}
+		for key, val := range args {
+			out[key] = val
+		}
+		out[k] = v
+		return out
+	}
+	notFoundWS, notFoundTicket := "workspace 'inbox' not found", "ticket '"+made.Ticket.ID+"' not found"
+	for _, c := range []struct {
+		name, tool string
+		args       map[string]any
+		want       string
+	}{
+		{"retry of the create", "create_ticket", create, notFoundWS},
+		{"the create's id with a guessed body", "create_ticket", with(create, "body", "guessed"), notFoundWS},
+		{"the create's id with a guessed due date", "create_ticket", with(create, "due", "2026-12-25"), notFoundWS},
+		{"retry of the note", "add_note", note, notFoundTicket},
+		{"the note's id with a guessed body", "add_note", with(note, "body", "guess"), notFoundTicket},
+		{"retry of the update", "update_ticket", update, notFoundTicket},
+		{"the update's id with a guessed value", "update_ticket", with(update, "priority", "low"), notFoundTicket},
+		{"the create's id elsewhere", "create_ticket", with(create, "workspace", "reference"), "cannot be used for this call"},
+	} {
+		msg := callErr(t, cs, c.tool, c.args)
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, msg, c.want)
+		}
+		for _, leak := range []string{"Secret", "secret", "details", "differing", "body", "due", "priority", "already used", "hidden"} {
+			if strings.Contains(msg, leak) {
+				t.Errorf("%s: %q gives away %q", c.name, msg, leak)
+			}
+		}
+	}
+	if after := e.Witness(t); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("refused calls wrote: before %v, after %v", before, after)
+	}
+
+	setPolicy(board.PolicyReadWrite)
+	if found := call[board.RequestLookup](t, cs, "find_request", map[string]any{"request_id": "c1"}); found.Status != "done" {
+		t.Errorf("find_request c1 once visible again = %+v, want done", found)
+	}
+	if again := call[board.TicketResult](t, cs, "create_ticket", create); !again.Replayed || again.Ticket.ID != made.Ticket.ID {
+		t.Errorf("retry once visible again = %+v, want the replay of %s", again, made.Ticket.ID)
 	}
 }

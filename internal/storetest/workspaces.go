@@ -16,6 +16,7 @@ func workspaceTests() []contractTest {
 		{"SetWorkspacePolicy changes the policy and appends an event", testSetWorkspacePolicy},
 		{"SetWorkspacePolicy is read by every later call", testPolicyReadLive},
 		{"SetWorkspacePolicy of an unknown slug is ErrNotFound", testSetWorkspacePolicyUnknown},
+		{"WorkspacePolicy reports each policy, and a change through this store at once", testWorkspacePolicy},
 	}
 }
 
@@ -140,4 +141,22 @@ func testSetWorkspacePolicyUnknown(t *testing.T, f *fixture) {
 	}
 	_, err = f.s.GetWorkspace(f.ctx, "nope")
 	assertIs(t, "GetWorkspace(nope) after SetWorkspacePolicy(nope)", err, board.ErrNotFound)
+}
+
+func testWorkspacePolicy(t *testing.T, f *fixture) {
+	for _, w := range seeded() {
+		got, err := f.s.WorkspacePolicy(f.ctx, w.Slug)
+		if err != nil || got != w.AIPolicy {
+			t.Errorf("WorkspacePolicy(%s) = %q %v, want %q", w.Slug, got, err, w.AIPolicy)
+		}
+	}
+	_, err := f.s.WorkspacePolicy(f.ctx, "nope")
+	assertIs(t, "WorkspacePolicy of an unknown slug", err, board.ErrNotFound)
+	ev := board.Event{ID: f.id("ev"), Workspace: "inbox", Type: board.EventWorkspaceUpdated, Author: human, Source: board.SourceWeb, At: f.now()}
+	if err := f.s.SetWorkspacePolicy(f.ctx, "inbox", board.PolicyHidden, ev); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.s.WorkspacePolicy(f.ctx, "inbox"); err != nil || got != board.PolicyHidden {
+		t.Errorf("WorkspacePolicy(inbox) after hiding it through the same store = %q %v, want hidden", got, err)
+	}
 }
