@@ -23,19 +23,49 @@ type CreateTicketInput struct {
 }
 
 // UpdateTicketInput changes fields of a ticket. Absent fields stay as they
-// are; owner and due accept null to clear them. Status is not changed here.
+// are; null clears what can be empty (owner, due, body, tags, links) and is
+// refused for what cannot (title, priority): it is never read as absent.
+// Status is not changed here.
 type UpdateTicketInput struct {
 	RequestID string    `json:"request_id" jsonschema:"idempotency key: a new unique id for each new change; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
 	ID        string    `json:"id" jsonschema:"ticket id, e.g. inbox-21"`
-	Title     *string   `json:"title,omitempty" jsonschema:"new title, 1-200 characters"`
-	Body      *string   `json:"body,omitempty" jsonschema:"new Markdown body (replaces the old one), up to 20000 characters"`
-	Priority  *Priority `json:"priority,omitempty" jsonschema:"low, normal, high or urgent"`
+	Title     *string   `json:"title,omitempty" jsonschema:"new title, 1-200 characters (a ticket always has one: null is refused)"`
+	Body      *string   `json:"body,omitempty" jsonschema:"new Markdown body (replaces the old one), up to 20000 characters; null clears it"`
+	Priority  *Priority `json:"priority,omitempty" jsonschema:"low, normal, high or urgent (null is refused)"`
 	Owner     Nullable  `json:"owner,omitzero" jsonschema:"human or ai:<name>; null clears the owner"`
 	Due       Nullable  `json:"due,omitzero" jsonschema:"YYYY-MM-DD; null clears the due date"`
-	Tags      *[]string `json:"tags,omitempty" jsonschema:"replaces all tags (up to 20)"`
-	Links     *[]Link   `json:"links,omitempty" jsonschema:"replaces all links (up to 20)"`
+	Tags      *[]string `json:"tags,omitempty" jsonschema:"replaces all tags (up to 20); null or [] clears them"`
+	Links     *[]Link   `json:"links,omitempty" jsonschema:"replaces all links (up to 20); null or [] clears them"`
 	// Status is accepted by the schema only so the refusal can name move_ticket.
 	Status *string `json:"status,omitempty" jsonschema:"not accepted: status changes go through move_ticket"`
+
+	// nulls names the fields given as JSON null (UnmarshalJSON), which a
+	// pointer alone cannot tell from absent ones.
+	nulls []string
+}
+
+// UnmarshalJSON decodes the fields, refusing unknown ones, and remembers
+// which were null, so that Validate can clear or refuse them.
+func (in *UpdateTicketInput) UnmarshalJSON(b []byte) error {
+	type fields UpdateTicketInput // without this method
+	var f fields
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*in = UpdateTicketInput(f)
+	in.nulls = nil
+	for _, name := range []string{"title", "body", "priority", "tags", "links", "status"} {
+		if v, ok := raw[name]; ok && bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			in.nulls = append(in.nulls, name)
+		}
+	}
+	return nil
 }
 
 // MoveTicketInput changes a ticket's status.

@@ -30,7 +30,7 @@ var errorIDPattern = regexp.MustCompile(`err-[0-9a-f]{12}`)
 func TestInternalErrorsHideTheCauseAndNameAnID(t *testing.T) {
 	var logs bytes.Buffer
 	svc, err := board.NewService(board.Config{
-		Store:  failingStore{err: errors.New("disk I/O error (778)")},
+		Store:  failingStore{err: errors.New("disk I/O error (SQLITE_IOERR_WRITE)")},
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 	if err != nil {
@@ -38,7 +38,7 @@ func TestInternalErrorsHideTheCauseAndNameAnID(t *testing.T) {
 	}
 	_, err = svc.ListWorkspaces(context.Background())
 	msg := err.Error()
-	if board.ErrorCode(err) != board.CodeInternal || strings.Contains(msg, "disk") || strings.Contains(msg, "778") {
+	if board.ErrorCode(err) != board.CodeInternal || strings.Contains(msg, "disk") || strings.Contains(msg, "SQLITE") {
 		t.Fatalf("caller sees %q: internals leak", msg)
 	}
 	for _, want := range []string{"Retrying is safe", "find_request", "give the error id"} {
@@ -59,7 +59,7 @@ func TestInternalErrorsHideTheCauseAndNameAnID(t *testing.T) {
 	if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
 		t.Fatalf("log %q: %v", logs.String(), err)
 	}
-	if line.ErrorID != id || !strings.Contains(line.Err, "disk I/O error (778)") {
+	if line.ErrorID != id || !strings.Contains(line.Err, "disk I/O error (SQLITE_IOERR_WRITE)") {
 		t.Fatalf("log line %+v, want the cause under error_id %s", line, id)
 	}
 	// Another failure gets another id.

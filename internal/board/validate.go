@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -86,10 +85,10 @@ func validateTitle(v string) error {
 	if strings.TrimSpace(v) == "" {
 		return invalid("title must not be blank")
 	}
-	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
-		return invalid("title must be one line without control characters; put details in body")
+	if err := checkOneLine("title", v); err != nil {
+		return err
 	}
-	return nil
+	return checkVisible("title", v)
 }
 
 func validatePriority(p Priority) error {
@@ -143,6 +142,9 @@ func validateLinks(links []Link) error {
 		if err := validateText(fmt.Sprintf("links[%d].title", i), l.Title, 0, MaxLinkTitle); err != nil {
 			return err
 		}
+		if err := checkOneLine(fmt.Sprintf("links[%d].title", i), l.Title); err != nil {
+			return err
+		}
 		if l.Kind == "url" {
 			u, err := url.Parse(l.Ref)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -194,13 +196,34 @@ func (in *CreateTicketInput) Validate() error {
 	return validateLinks(in.Links)
 }
 
-// Validate checks every given field.
+// Validate checks every given field, and gives null its meaning: it clears
+// body, tags and links (as [] would: the same intent, the same fingerprint)
+// and is refused for title and priority.
 func (in *UpdateTicketInput) Validate() error {
-	if in.Status != nil {
-		return invalid("update_ticket does not change status; call move_ticket with id %q and status %q instead", clip(in.ID), clip(*in.Status))
+	if in.Status != nil || slices.Contains(in.nulls, "status") {
+		status := "<status>"
+		if in.Status != nil {
+			status = *in.Status
+		}
+		return invalid("update_ticket does not change status; call move_ticket with id %q and status %q instead", clip(in.ID), clip(status))
 	}
 	if _, _, err := ParseTicketID(in.ID); err != nil {
 		return err
+	}
+	for _, name := range in.nulls {
+		switch name {
+		case "title":
+			return invalid("title cannot be null: a ticket always has a title. Leave title out to keep it, or give a new one")
+		case "priority":
+			return invalid("priority cannot be null: a ticket always has one. Leave priority out to keep it, or give low, normal, high or urgent")
+		case "body":
+			empty := ""
+			in.Body = &empty
+		case "tags":
+			in.Tags = &[]string{}
+		case "links":
+			in.Links = &[]Link{}
+		}
 	}
 	if in.Title == nil && in.Body == nil && in.Priority == nil && !in.Owner.Set && !in.Due.Set && in.Tags == nil && in.Links == nil {
 		return invalid("nothing to update: give at least one of title, body, priority, owner, due, tags, links")

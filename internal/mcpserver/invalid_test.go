@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// Every invalid input of DESIGN §2 is refused with a message naming the
+// Every invalid input (docs/architecture.md, "Data") is refused with a message naming the
 // problem, and nothing at all is written.
 func TestInvalidInputIsRefusedAndWritesNothing(t *testing.T) {
 	e := newEnv(t, envOptions{})
@@ -50,6 +52,18 @@ func TestInvalidInputIsRefusedAndWritesNothing(t *testing.T) {
 		{"blank title", "create_ticket", create(map[string]any{"title": "   "}), "title must not be blank"},
 		{"long title", "create_ticket", create(map[string]any{"title": strings.Repeat("é", 201)}), "201 characters long; the limit is 200"},
 		{"title newline", "create_ticket", create(map[string]any{"title": "two\nlines"}), "one line"},
+		{"title line separator", "create_ticket", create(map[string]any{"title": "one\u2028two"}), "title must be one line"},
+		{"title paragraph separator", "create_ticket", create(map[string]any{"title": "one\u2029two"}), "title must be one line"},
+		{"title zero-width only", "create_ticket", create(map[string]any{"title": "\u200b\u200b"}), "visible character"},
+		{"title byte order mark only", "create_ticket", create(map[string]any{"title": "\ufeff"}), "visible character"},
+		{"title combining marks only", "create_ticket", create(map[string]any{"title": "\u0301\u0308"}), "visible character"},
+		{"title right-to-left override", "create_ticket", create(map[string]any{"title": "invoice\u202efdp.exe"}), "bidirectional control characters"},
+		{"title isolate", "create_ticket", create(map[string]any{"title": "a\u2067b\u2069"}), "bidirectional control characters"},
+		{"link title line separator", "create_ticket", create(map[string]any{"links": []any{map[string]any{"kind": "task", "ref": "t1", "title": "a\u2028b"}}}), "links[0].title must be one line"},
+		{"update title override", "update_ticket", map[string]any{"request_id": "u6", "id": "inbox-1", "title": "\u202ereversed"}, "bidirectional control characters"},
+		{"update title null", "update_ticket", map[string]any{"request_id": "u7", "id": "inbox-1", "title": nil}, "title cannot be null"},
+		{"update priority null", "update_ticket", map[string]any{"request_id": "u8", "id": "inbox-1", "priority": nil}, "priority cannot be null"},
+		{"update status null", "update_ticket", map[string]any{"request_id": "u9", "id": "inbox-1", "status": nil}, "call move_ticket"},
 		{"long body", "create_ticket", create(map[string]any{"body": strings.Repeat("x", 20001)}), "body is 20001 characters long; the limit is 20000"},
 		{"bad priority", "create_ticket", create(map[string]any{"priority": "asap"}), "priority"},
 		{"bad owner", "create_ticket", create(map[string]any{"owner": "bob"}), `owner "bob" must be "human" or "ai:<name>"`},
@@ -177,5 +191,34 @@ func TestRawBodyChecks(t *testing.T) {
 	status, body = post(fmt.Sprintf(call, "fine"), map[string]string{"Origin": strings.TrimSuffix(e.URL, "/mcp")})
 	if status != http.StatusOK || !strings.Contains(body, `"inbox-1"`) {
 		t.Errorf("same-origin call: %d %s", status, body)
+	}
+}
+
+// null in update_ticket is never read as absent: it clears tags, links and
+// body as it clears owner and due, and the same intent sent as [] or ""
+// is the same call (a replay, not a mismatch).
+func TestUpdateNullClears(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	cs := connect(t, e.URL, legacyVersion, nil)
+	made := call[board.TicketResult](t, cs, "create_ticket", map[string]any{"request_id": "c", "workspace": "inbox", "title": "Full",
+		"body": "text", "owner": "human", "due": "2026-12-24", "tags": []string{"a", "b"},
+		"links": []any{map[string]any{"kind": "url", "ref": "https://example.test/x"}}})
+	cleared := call[board.TicketResult](t, cs, "update_ticket", map[string]any{"request_id": "clear", "id": made.Ticket.ID,
+		"tags": nil, "links": nil, "body": nil, "owner": nil, "due": nil})
+	tk := cleared.Ticket
+	if len(tk.Tags) != 0 || len(tk.Links) != 0 || tk.Body != "" || tk.Owner != nil || tk.Due != nil || tk.Version != 2 {
+		t.Fatalf("after clearing with null: %+v, want no tags, links, body, owner or due, version 2", tk)
+	}
+	stored := call[board.TicketDetail](t, cs, "get_ticket", map[string]any{"id": made.Ticket.ID})
+	if len(stored.Ticket.Tags) != 0 || len(stored.Ticket.Links) != 0 || stored.Ticket.Body != "" {
+		t.Fatalf("stored after clearing: %+v", stored.Ticket)
+	}
+	if len(stored.History) != 2 || strings.Join(stored.History[1].Fields, ",") != "body,owner,due,tags,links" {
+		t.Errorf("history of the clearing: %+v, want one update naming body, owner, due, tags, links", stored.History)
+	}
+	again := call[board.TicketResult](t, cs, "update_ticket", map[string]any{"request_id": "clear", "id": made.Ticket.ID,
+		"tags": []string{}, "links": []any{}, "body": "", "owner": nil, "due": nil})
+	if !again.Replayed || again.Ticket.Version != 2 {
+		t.Errorf("the same clearing with [] and \"\": %+v, want the replay", again)
 	}
 }

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -47,9 +48,23 @@ func mustSchemas[In, Out any]() (in, out *jsonschema.Schema) {
 	if err != nil {
 		panic(err)
 	}
+	nullInEnums(in)
 	out, err = jsonschema.For[Out](opts)
 	if err != nil {
 		panic(err)
 	}
 	return in, out
+}
+
+// nullInEnums lets null through the enum of an optional property (an
+// update_ticket priority) whose type admits it: a schema that allows null
+// and then refuses it in the enum gives a model a puzzle ("<invalid
+// reflect.Value> does not equal any of"), where the domain's refusal says
+// what to do instead.
+func nullInEnums(s *jsonschema.Schema) {
+	for _, p := range s.Properties {
+		if len(p.Enum) > 0 && slices.Contains(p.Types, "null") && !slices.Contains(p.Enum, any(nil)) {
+			p.Enum = append(p.Enum, nil)
+		}
+	}
 }

@@ -68,7 +68,7 @@ func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 
 	add(s, who, &mcp.Tool{
 		Name:        "update_ticket",
-		Description: "Change a ticket's title, body, priority, owner, due date, tags or links. Only the fields you pass change; tags and links are replaced whole; owner or due null clears them. Status is not changed here: use move_ticket." + writeNote,
+		Description: "Change a ticket's title, body, priority, owner, due date, tags or links. Only the fields you pass change; tags and links are replaced whole; null clears owner, due, body, tags or links (title and priority cannot be null). Status is not changed here: use move_ticket." + writeNote,
 		Annotations: idempotentWrite("Update ticket"),
 	}, svc.UpdateTicket)
 
