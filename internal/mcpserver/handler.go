@@ -40,18 +40,24 @@ func Handler(server *mcp.Server, opts HandlerOptions) http.Handler {
 		DisableLocalhostProtection:   opts.BehindProxy,
 		MaxRequestBodyBytes:          MaxBodyBytes,
 	})
-	return checkOrigin(opts.AllowedOrigins, requireUTF8(methodNotFound(h)))
+	return checkOrigin(opts.AllowedOrigins, requireUTF8(checkJSONRPC(plainErrorsAsJSONRPC(h))))
 }
 
-// methodNotFound answers a JSON-RPC request for a method the SDK does not
-// know with a JSON-RPC error -32601 (Method not found), as JSON-RPC requires.
-// Before 2026-07-28 the SDK refuses such a request with a plain-text HTTP 400
-// ("JSON RPC not handled: ..."), which clients cannot read as a JSON-RPC
-// error; on 2026-07-28 it already answers 404 with -32601, and that is left
-// as it is. The body was buffered by requireUTF8.
-func methodNotFound(next http.Handler) http.Handler {
+// plainErrorsAsJSONRPC turns what the SDK still refuses with a plain-text
+// HTTP error (after checkJSONRPC) into a JSON-RPC error object, so that no
+// POST is ever answered with a body a client cannot read as JSON-RPC:
+//   - a request for a method the SDK does not know: before 2026-07-28 the
+//     SDK answers HTTP 400 "JSON RPC not handled"; JSON-RPC wants -32601
+//     (Method not found), answered with HTTP 200 as other errors of a
+//     well-formed request are (on 2026-07-28 the SDK already answers 404
+//     with -32601, and that is left as it is);
+//   - anything else the SDK refuses in plain text keeps its status and
+//     becomes -32600 (Invalid Request) with the SDK's reason.
+//
+// The body was buffered by requireUTF8.
+func plainErrorsAsJSONRPC(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -61,42 +67,41 @@ func methodNotFound(next http.Handler) http.Handler {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if json.Unmarshal(body, &call) != nil || len(call.ID) == 0 || string(call.ID) == "null" || call.Method == "" {
-			next.ServeHTTP(w, r)
-			return
+		_ = json.Unmarshal(body, &call)
+		id := call.ID
+		if !validID(id) {
+			id = nil
 		}
-		cw := &catch400{ResponseWriter: w}
+		cw := &catchPlain{ResponseWriter: w}
 		next.ServeHTTP(cw, r)
 		if !cw.caught {
 			return
 		}
-		if !strings.HasPrefix(cw.body.String(), "JSON RPC not handled") {
-			cw.release()
+		text := strings.TrimSpace(cw.body.String())
+		legacy := r.Header.Get("Mcp-Protocol-Version") < "2026-07-28"
+		if legacy && id != nil && call.Method != "" && strings.HasPrefix(text, "JSON RPC not handled") {
+			writeRPCErrorID(w, http.StatusOK, id, -32601, fmt.Sprintf("method not found: %q is not a method this server serves", call.Method))
 			return
 		}
-		resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": call.ID, "error": map[string]any{
-			"code":    -32601,
-			"message": fmt.Sprintf("method not found: %q is not a method this server serves", call.Method),
-		}})
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Del("X-Content-Type-Options")
-		w.WriteHeader(http.StatusOK)
-		w.Write(resp)
+		writeRPCErrorID(w, cw.status, id, codeInvalidRequest, "invalid request: "+text)
 	})
 }
 
-// catch400 holds back a 400 response so that methodNotFound can replace it;
-// every other response passes straight through.
-type catch400 struct {
+// catchPlain holds back an error response (4xx, 5xx) that is not JSON so
+// that plainErrorsAsJSONRPC can replace it; every other response passes
+// straight through.
+type catchPlain struct {
 	http.ResponseWriter
 	caught bool
 	status int
 	body   bytes.Buffer
 }
 
-func (c *catch400) WriteHeader(status int) {
-	if status == http.StatusBadRequest && !c.caught && c.status == 0 {
+func (c *catchPlain) WriteHeader(status int) {
+	if c.status == 0 && status >= 400 && !strings.HasPrefix(c.Header().Get("Content-Type"), "application/json") {
 		c.caught, c.status = true, status
+		c.Header().Del("Content-Type")
+		c.Header().Del("X-Content-Type-Options")
 		return
 	}
 	if c.status == 0 {
@@ -105,7 +110,7 @@ func (c *catch400) WriteHeader(status int) {
 	c.ResponseWriter.WriteHeader(status)
 }
 
-func (c *catch400) Write(b []byte) (int, error) {
+func (c *catchPlain) Write(b []byte) (int, error) {
 	if c.caught {
 		return c.body.Write(b)
 	}
@@ -115,19 +120,13 @@ func (c *catch400) Write(b []byte) (int, error) {
 	return c.ResponseWriter.Write(b)
 }
 
-// release sends the held-back 400 as it was.
-func (c *catch400) release() {
-	c.ResponseWriter.WriteHeader(c.status)
-	c.ResponseWriter.Write(c.body.Bytes())
-}
-
-func (c *catch400) Flush() {
+func (c *catchPlain) Flush() {
 	if !c.caught {
 		http.NewResponseController(c.ResponseWriter).Flush()
 	}
 }
 
-func (c *catch400) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+func (c *catchPlain) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // checkOrigin refuses browser requests from other origins (DNS rebinding and
 // cross-site requests), as the MCP transport rules require.
@@ -176,10 +175,5 @@ func requireUTF8(next http.Handler) http.Handler {
 }
 
 func writeRPCError(w http.ResponseWriter, status, code int, message string) {
-	body, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message},
-	})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body)
+	writeRPCErrorID(w, status, nil, code, message)
 }

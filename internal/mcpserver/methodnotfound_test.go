@@ -58,15 +58,20 @@ func TestUnknownMethodIsJSONRPCMethodNotFound(t *testing.T) {
 		}
 	}
 
-	// Other refusals are the SDK's, unchanged: still HTTP 400.
+	// Other refusals keep HTTP 400 and are JSON-RPC errors too (-32600),
+	// never plain text: a batch, a wrong version tag, a notification of a
+	// method the server does not know.
 	for name, body := range map[string]string{
 		"batch":        `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`,
-		"malformed":    `{"jsonrpc":"2.0","id":1,`,
 		"wrong tag":    `{"jsonrpc":"1.0","id":1,"method":"tools/list"}`,
 		"notification": `{"jsonrpc":"2.0","method":"notifications/foo"}`,
 	} {
-		if status, _, got := post("2025-11-25", body); status != http.StatusBadRequest {
-			t.Errorf("%s: HTTP %d %q, want 400", name, status, got)
+		status, ctype, got := post("2025-11-25", body)
+		var msg struct {
+			Error struct{ Code int } `json:"error"`
+		}
+		if status != http.StatusBadRequest || !strings.HasPrefix(ctype, "application/json") || json.Unmarshal([]byte(got), &msg) != nil || msg.Error.Code != -32600 {
+			t.Errorf("%s: HTTP %d %s %q, want 400 with a JSON-RPC error -32600", name, status, ctype, got)
 		}
 	}
 	// And served methods are served.
