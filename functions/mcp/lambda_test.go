@@ -683,8 +683,8 @@ func lambdaEndToEnd(t *testing.T, invoke lamInvoke) {
 
 	// Health, for the API's GET /healthz route.
 	h := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/healthz", nil, nil))
-	if h.HTTP.StatusCode != http.StatusOK || strings.TrimSpace(h.HTTP.Body) != "ok" {
-		t.Errorf("GET /healthz = %d %q", h.HTTP.StatusCode, h.HTTP.Body)
+	if h.HTTP.StatusCode != http.StatusOK || h.HTTP.Body != `{"status":"ok","store":"ok"}` {
+		t.Errorf("GET /healthz = %d %q, want 200 with the store ok", h.HTTP.StatusCode, h.HTTP.Body)
 	}
 }
 

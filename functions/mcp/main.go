@@ -57,7 +57,7 @@ func run(log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(handler, defaultLimits)
 	if cfg.Author == "" {
 		log.Warn("LEDGER_AUTHOR is not set: reads work, writes are refused until it is (e.g. LEDGER_AUTHOR=ai:claude)")
 	}
@@ -103,7 +103,7 @@ func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(cfg.principal()), Logger: sdkLog})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpserver.Handler(server, opts))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.Handle("GET /healthz", newHealth(store, log))
 	return mux, nil
 }
 

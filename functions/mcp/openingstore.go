@@ -4,45 +4,112 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
-// openingStore is a store still being opened. Every call waits until the
-// store is open (or the caller gives up) and then goes to it; if opening
-// failed, every call reports why. It lets a Lambda answer requests that need
-// no store while DynamoDB is still being reached.
+// openingStore is a store being opened. Every call waits until the store is
+// open (or the caller gives up) and then goes to it. An open that fails is
+// tried again by a later call, after a backoff that grows with each failure
+// (with jitter, so instances that failed together do not retry in step);
+// until then calls fail at once with the last failure. It lets a Lambda
+// answer requests that need no store while DynamoDB is still being reached,
+// and recover when a cold start could not reach it, instead of failing every
+// call for the life of the instance.
 type openingStore struct {
-	ready chan struct{}
-	store board.Store
-	err   error
+	open func(context.Context) (board.Store, error)
+	base context.Context
+	log  *slog.Logger
+	now  func() time.Time
+
+	mu       sync.Mutex
+	store    board.Store   // set once open
+	attempt  chan struct{} // closed when the attempt in flight ends; nil if none
+	err      error         // the last attempt's failure
+	failures int
+	retryAt  time.Time // no new attempt before then
 }
 
 var _ board.Store = (*openingStore)(nil)
 
-// openInBackground starts open and returns at once.
+// Backoff between attempts to open the store, and the time one attempt
+// may take.
+const (
+	openBackoffBase = time.Second
+	openBackoffCap  = 30 * time.Second
+	openTimeout     = 30 * time.Second
+)
+
+// openInBackground starts the first attempt and returns at once.
 func openInBackground(ctx context.Context, open func(context.Context) (board.Store, error), log *slog.Logger) *openingStore {
-	s := &openingStore{ready: make(chan struct{})}
-	go func() {
-		defer close(s.ready)
-		s.store, s.err = open(ctx)
-		if s.err != nil {
-			log.Error("the store could not be opened; every call that needs it fails until the function restarts", "err", s.err)
-			s.err = fmt.Errorf("the store could not be opened (%w); nothing was written, retry later with the same request_id", s.err)
-		}
-	}()
+	s := &openingStore{open: open, base: ctx, log: log, now: time.Now}
+	s.mu.Lock()
+	s.startLocked()
+	s.mu.Unlock()
 	return s
 }
 
+// startLocked starts an attempt; s.mu is held.
+func (s *openingStore) startLocked() {
+	done := make(chan struct{})
+	s.attempt = done
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.base), openTimeout)
+		st, err := s.open(ctx)
+		cancel()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err == nil {
+			s.store, s.err = st, nil
+		} else {
+			s.failures++
+			delay := min(openBackoffBase<<min(s.failures-1, 10), openBackoffCap)
+			delay = delay/2 + rand.N(delay/2+1)
+			s.retryAt = s.now().Add(delay)
+			s.err = fmt.Errorf("the store could not be opened: %w", err)
+			s.log.Error("the store could not be opened; calls that need it fail until a later call opens it",
+				"err", err, "failures", s.failures, "next_attempt_after", delay)
+		}
+		s.attempt = nil
+		close(done)
+	}()
+}
+
+// get returns the open store. While an attempt runs it waits for it; after
+// a failure it starts another attempt once the backoff has passed, and
+// before that answers the last failure at once.
 func (s *openingStore) get(ctx context.Context) (board.Store, error) {
+	s.mu.Lock()
+	if s.store != nil {
+		st := s.store
+		s.mu.Unlock()
+		return st, nil
+	}
+	if s.attempt == nil {
+		if s.now().Before(s.retryAt) {
+			err := s.err
+			s.mu.Unlock()
+			return nil, err
+		}
+		s.startLocked()
+	}
+	wait := s.attempt
+	s.mu.Unlock()
 	select {
-	case <-s.ready:
-		return s.store, s.err
+	case <-wait:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.store != nil {
+		return s.store, nil
+	}
+	return nil, s.err
 }
 
 func (s *openingStore) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
@@ -157,9 +224,24 @@ func (s *openingStore) WorkspacePolicy(ctx context.Context, slug string) (board.
 	return st.WorkspacePolicy(ctx, slug)
 }
 
-// Close waits for the opening to end, then closes what was opened.
+func (s *openingStore) Ping(ctx context.Context) error {
+	st, err := s.get(ctx)
+	if err != nil {
+		return err
+	}
+	return st.Ping(ctx)
+}
+
+// Close waits for an attempt in flight, then closes what was opened.
 func (s *openingStore) Close() error {
-	<-s.ready
+	s.mu.Lock()
+	wait := s.attempt
+	s.mu.Unlock()
+	if wait != nil {
+		<-wait
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.store == nil {
 		return nil
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
@@ -40,16 +42,100 @@ func TestOpeningStoreWaitsForTheOpen(t *testing.T) {
 	}
 }
 
-// A failed open fails every call with a message that says nothing was written.
-func TestOpeningStoreReportsAFailedOpen(t *testing.T) {
-	s := openInBackground(context.Background(), func(context.Context) (board.Store, error) {
+// fakeClock is a clock the test moves.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// flakyOpener fails its first n attempts, then opens a store.
+type flakyOpener struct {
+	t        *testing.T
+	mu       sync.Mutex
+	failures int
+	attempts int
+}
+
+func (o *flakyOpener) open(ctx context.Context) (board.Store, error) {
+	o.mu.Lock()
+	o.attempts++
+	fail := o.attempts <= o.failures
+	o.mu.Unlock()
+	if fail {
 		return nil, errors.New("table ticket-ledger not found")
-	}, slog.New(slog.DiscardHandler))
-	_, err := s.GetWorkspace(context.Background(), "inbox")
-	if err == nil || !strings.Contains(err.Error(), "table ticket-ledger not found") || !strings.Contains(err.Error(), "nothing was written") {
-		t.Fatalf("err = %v", err)
+	}
+	return sqlite.Open(ctx, o.t.TempDir()+"/ledger.db")
+}
+
+func (o *flakyOpener) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.attempts
+}
+
+// A failed open is tried again by a later call once its backoff has passed
+// (not before: a call in the meantime fails at once without another
+// attempt), and the instance recovers instead of failing for its life.
+func TestOpeningStoreRetriesAfterAFailedOpen(t *testing.T) {
+	opener := &flakyOpener{t: t, failures: 2}
+	clock := &fakeClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	s := &openingStore{open: opener.open, base: context.Background(), log: slog.New(slog.DiscardHandler), now: clock.Now}
+	t.Cleanup(func() { s.Close() })
+
+	for attempt := 1; attempt <= 2; attempt++ {
+		_, err := s.GetWorkspace(context.Background(), "inbox") // starts attempt n and waits for it
+		if err == nil || !strings.Contains(err.Error(), "table ticket-ledger not found") {
+			t.Fatalf("call %d while the table is missing: %v", attempt, err)
+		}
+		if _, err := s.GetWorkspace(context.Background(), "inbox"); err == nil || opener.count() != attempt {
+			t.Fatalf("a call inside the backoff: err %v after %d attempts, want the last failure and no new attempt (%d)", err, opener.count(), attempt)
+		}
+		clock.advance(openBackoffCap) // past any backoff
+	}
+	w, err := s.GetWorkspace(context.Background(), "inbox")
+	if err != nil || w.Slug != "inbox" || opener.count() != 3 {
+		t.Fatalf("after the backoff: %+v %v after %d attempts, want the store open at the third", w, err, opener.count())
+	}
+	if _, err := s.ListWorkspaces(context.Background()); err != nil || opener.count() != 3 {
+		t.Fatalf("once open: %v after %d attempts, want no more attempts", err, opener.count())
+	}
+	if err := s.Ping(context.Background()); err != nil {
+		t.Fatalf("Ping of the open store: %v", err)
+	}
+}
+
+// The backoff grows with each failure up to its cap.
+func TestOpeningStoreBacksOffMoreEachTime(t *testing.T) {
+	opener := &flakyOpener{t: t, failures: 100}
+	clock := &fakeClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	s := &openingStore{open: opener.open, base: context.Background(), log: slog.New(slog.DiscardHandler), now: clock.Now}
+	var waits []time.Duration
+	for range 8 {
+		s.GetWorkspace(context.Background(), "inbox")
+		s.mu.Lock()
+		waits = append(waits, s.retryAt.Sub(clock.Now()))
+		s.mu.Unlock()
+		clock.advance(openBackoffCap)
+	}
+	for i, w := range waits {
+		full := min(openBackoffBase<<i, openBackoffCap)
+		if w < full/2 || w > full {
+			t.Errorf("wait after failure %d: %v, want between %v and %v", i+1, w, full/2, full)
+		}
 	}
 	if err := s.Close(); err != nil {
-		t.Fatalf("Close after a failed open: %v", err)
+		t.Fatalf("Close after failed opens: %v", err)
 	}
 }

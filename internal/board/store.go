@@ -69,6 +69,7 @@ type Store interface {
 	ReleaseRequest(ctx context.Context, key ledger.Key, owner string) error
 
 	PolicyReader // policyreader.go
+	Pinger       // pinger.go
 
 	Close() error
 }

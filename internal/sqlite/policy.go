@@ -17,3 +17,9 @@ func (s *Store) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolic
 	}
 	return p, err
 }
+
+// Ping reads one row through the read pool: the file is there and readable.
+func (s *Store) Ping(ctx context.Context) error {
+	var n int
+	return s.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM workspaces LIMIT 1)`).Scan(&n)
+}

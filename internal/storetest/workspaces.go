@@ -17,6 +17,7 @@ func workspaceTests() []contractTest {
 		{"SetWorkspacePolicy is read by every later call", testPolicyReadLive},
 		{"SetWorkspacePolicy of an unknown slug is ErrNotFound", testSetWorkspacePolicyUnknown},
 		{"WorkspacePolicy reports each policy, and a change through this store at once", testWorkspacePolicy},
+		{"Ping answers on a working store and writes nothing", testPing},
 	}
 }
 
@@ -158,5 +159,15 @@ func testWorkspacePolicy(t *testing.T, f *fixture) {
 	}
 	if got, err := f.s.WorkspacePolicy(f.ctx, "inbox"); err != nil || got != board.PolicyHidden {
 		t.Errorf("WorkspacePolicy(inbox) after hiding it through the same store = %q %v, want hidden", got, err)
+	}
+}
+
+func testPing(t *testing.T, f *fixture) {
+	if err := f.s.Ping(f.ctx); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	assertEvents(t, "ListEvents(inbox) after Ping", nil, f.events("inbox", 10))
+	for _, w := range seeded() {
+		assertWorkspace(t, "GetWorkspace("+w.Slug+") after Ping", w, f.workspace(w.Slug))
 	}
 }

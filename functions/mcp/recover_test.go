@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	miniserver "github.com/truora/minidyn/server"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
+)
+
+// A Lambda instance whose cold-start open failed (the table was not there)
+// says so on /healthz and in its tool errors, without internals, and opens
+// the store on a later call once it can: one failed open no longer breaks
+// the instance for its life while /healthz answers ok.
+func TestLambdaRecoversAfterAFailedOpen(t *testing.T) {
+	mini := httptest.NewServer(miniserver.NewServer())
+	t.Cleanup(mini.Close)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "us-east-1")
+	const table = "created-later"
+	env := map[string]string{envTable: table, envEndpoint: mini.URL, envAuthor: lamAuthor}
+	fn, err := newLambdaFunction(context.Background(), lambdaGetenv(mapEnv(env)), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	invoke := lamInvoke(fn.Handle)
+	healthz := func() (int, map[string]string, string) {
+		t.Helper()
+		r := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/healthz", nil, nil))
+		var body map[string]string
+		if err := json.Unmarshal([]byte(r.HTTP.Body), &body); err != nil || !strings.HasPrefix(lamHeader(r.HTTP, "Content-Type"), "application/json") {
+			t.Fatalf("GET /healthz = %d %q, want JSON", r.HTTP.StatusCode, r.HTTP.Body)
+		}
+		return r.HTTP.StatusCode, body, r.HTTP.Body
+	}
+
+	status, body, raw := healthz()
+	if status != http.StatusServiceUnavailable || body["store"] != "unavailable" || !strings.HasPrefix(body["error_id"], "err-") {
+		t.Fatalf("GET /healthz with no table = %d %s, want 503 with the store unavailable and an error id", status, raw)
+	}
+	_, isErr, text := lamTool[board.WorkspacesResult](t, invoke, lamLegacy, "list_workspaces", map[string]any{})
+	if !isErr || !strings.Contains(text, "error id err-") {
+		t.Fatalf("list_workspaces with no table: error=%v %q, want a tool error with an error id", isErr, text)
+	}
+	for _, leak := range []string{raw, text} {
+		if strings.Contains(leak, "ResourceNotFound") || strings.Contains(leak, table) || strings.Contains(leak, "dynamo") {
+			t.Errorf("answer %q shows internals", leak)
+		}
+	}
+
+	// The table appears (an operator deployed it); the instance was not restarted.
+	client, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: mini.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamo.CreateTable(context.Background(), client, table); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * openBackoffCap)
+	for {
+		ws, isErr, text := lamTool[board.WorkspacesResult](t, invoke, lamLegacy, "list_workspaces", map[string]any{})
+		if !isErr {
+			if len(ws.Workspaces) != 2 { // inbox and reference; private is hidden
+				t.Fatalf("workspaces once open: %+v", ws)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store was never opened again: %s", text)
+		}
+		time.Sleep(50 * time.Millisecond) // polling for the backoff to pass
+	}
+	for {
+		status, _, raw := healthz()
+		if status == http.StatusOK && raw == `{"status":"ok","store":"ok"}` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /healthz once open = %d %s", status, raw)
+		}
+		time.Sleep(50 * time.Millisecond) // polling past the health answer's cache
+	}
+}
