@@ -22,9 +22,10 @@ vet:
 
 # One moto server (scripts/with-moto.sh) serves the DynamoDB runs: the store
 # contract and fault tests in internal/dynamo, and the MCP tests again with
-# LEDGER_TEST_STORE=dynamodb.
+# LEDGER_TEST_STORE=dynamodb. LEDGER_TEST_REQUIRE_MOTO=1 makes a moto
+# variant that finds no endpoint fail instead of skipping.
 go-test:
-	scripts/with-moto.sh sh -c '$(GO) test -race -count=1 ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 ./internal/mcpserver'
+	LEDGER_TEST_REQUIRE_MOTO=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 ./internal/mcpserver'
 
 # The server against the official MCP tooling: the TypeScript SDK clients (both
 # revisions), the MCP Inspector CLI and the conformance suite for 2025-11-25
