@@ -2,7 +2,8 @@ package board
 
 import "strings"
 
-// Hand-written checks for the identifier formats of DESIGN §2. Regular
+// Hand-written checks for the identifier formats (docs/architecture.md,
+// "Data"). Regular
 // expressions with bounded repetition ({0,39}, {1,128}) compile into large
 // programs at package init, which a Lambda cold start pays for; these loops
 // cost nothing until called. charsets_test.go holds them to the patterns.

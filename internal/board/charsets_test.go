@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// The hand-written checks accept exactly what the patterns of DESIGN §2 do,
-// over strings built from the characters that matter, every length around
-// the limits included.
+// The hand-written checks accept exactly what the patterns of the data
+// (docs/architecture.md, "Data") do, over strings built from the characters
+// that matter, every length around the limits included.
 func TestCharsetsMatchTheirPatterns(t *testing.T) {
 	checks := []struct {
 		name    string

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of DESIGN §2.
+// Limits of the data (docs/architecture.md, "Data").
 const (
 	MaxTitle     = 200
 	MaxBody      = 20000

@@ -13,7 +13,7 @@ import (
 
 // RequestCounter counts the requests a DynamoDB client sends, by operation.
 // It sits after the SDK's retry middleware, so every attempt counts: this
-// is the round-trip figure the budget of DESIGN §7 is about.
+// is the round-trip figure the budgets in docs/dynamodb.md are about.
 //
 //	var c dynamo.RequestCounter
 //	client, _ := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: []func(*dynamodb.Options){c.Register}})

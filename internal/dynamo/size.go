@@ -10,10 +10,10 @@ import (
 const maxItemBytes = 400 * 1024
 
 // checkSize refuses an item DynamoDB would refuse, with a message that says
-// which one. The board's limits (DESIGN §2) keep every item well below it:
-// a 20 000-character body is at most 80 KB of UTF-8, stored twice in a
-// ticket (JSON doc and lower-cased copy) and twice in a create's request
-// record (arguments and result).
+// which one. The board's limits (docs/architecture.md, "Data") keep every
+// item well below it: a 20 000-character body is at most 80 KB of UTF-8,
+// stored twice in a ticket (JSON doc and lower-cased copy) and twice in a
+// create's request record (arguments and result).
 func checkSize(what string, item map[string]types.AttributeValue) error {
 	if n := itemSize(item); n > maxItemBytes {
 		return fmt.Errorf("dynamo: the %s item would be %d bytes, over DynamoDB's %d-byte item limit", what, n, maxItemBytes)

@@ -45,11 +45,16 @@ func (g *gatedStore) CreateTicket(ctx context.Context, tx board.CreateTx) (ledge
 	return rec, err
 }
 
-// TestCancellation is the harness of DESIGN §5 on 2026-07-28, where closing
-// the request cancels the handler. Each case cancels at one point, then an
-// independent witness (the backend's own records, read outside MCP) and
-// find_request give the verdict, and a retry with the same request_id must
-// converge to exactly one ticket. Gates, not sleeps, place each cancel.
+// TestCancellation is the cancellation harness (docs/architecture.md,
+// "Cancellation") on 2026-07-28, where closing the request cancels the
+// handler. Each case cancels at one point, then an independent witness (the
+// backend's own records, read outside MCP) and find_request give the
+// verdict, and a retry with the same request_id must converge to exactly
+// one ticket. Gates, not sleeps, place each cancel. The moment a write is
+// already the store's (handed to the SQLite committer, or on the wire to
+// DynamoDB) is placed by hooks inside the stores:
+// TestCancelAtTheAmbiguousMoment (internal/sqlite) and
+// TestCancelWithTheWriteOnTheWire (internal/dynamo).
 func TestCancellation(t *testing.T) {
 	type outcome struct {
 		written  bool // the ticket and its record exist

@@ -10,7 +10,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// Values at the limits of DESIGN §2 round-trip unchanged.
+// Values at the limits (docs/architecture.md, "Data") round-trip unchanged.
 
 func largeValueTests() []contractTest {
 	return []contractTest{
