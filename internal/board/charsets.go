@@ -43,6 +43,12 @@ func isAIName(s string) bool {
 		every(name[1:], 0, 63, func(c byte) bool { return isAlnum(c) || c == '.' || c == '_' || c == '-' })
 }
 
+// isPersonAuthor: human:<handle>, the handle of the slug's form.
+func isPersonAuthor(s string) bool {
+	handle, ok := strings.CutPrefix(s, "human:")
+	return ok && isSlug(handle)
+}
+
 // splitTicketID: <slug>-<n>, n of [1-9][0-9]{0,17}.
 func splitTicketID(id string) (slug, number string, ok bool) {
 	i := strings.LastIndexByte(id, '-')

@@ -16,7 +16,7 @@ type CreateTicketInput struct {
 	Title     string   `json:"title" jsonschema:"one-line title, 1-200 characters"`
 	Body      string   `json:"body,omitempty" jsonschema:"Markdown description, up to 20000 characters"`
 	Priority  Priority `json:"priority,omitempty" jsonschema:"low, normal (default), high or urgent"`
-	Owner     string   `json:"owner,omitempty" jsonschema:"who works on it: human or ai:<name>; omit for nobody"`
+	Owner     string   `json:"owner,omitempty" jsonschema:"who works on it: human, human:<handle> or ai:<name>; omit for nobody"`
 	Due       string   `json:"due,omitempty" jsonschema:"due date YYYY-MM-DD"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"up to 20 tags, each 1-32 of a-z 0-9 . _ -"`
 	Links     []Link   `json:"links,omitempty" jsonschema:"up to 20 links"`
@@ -32,7 +32,7 @@ type UpdateTicketInput struct {
 	Title     *string   `json:"title,omitempty" jsonschema:"new title, 1-200 characters (a ticket always has one: null is refused)"`
 	Body      *string   `json:"body,omitempty" jsonschema:"new Markdown body (replaces the old one), up to 20000 characters; null clears it"`
 	Priority  *Priority `json:"priority,omitempty" jsonschema:"low, normal, high or urgent (null is refused)"`
-	Owner     Nullable  `json:"owner,omitzero" jsonschema:"human or ai:<name>; null clears the owner"`
+	Owner     Nullable  `json:"owner,omitzero" jsonschema:"human, human:<handle> or ai:<name>; null clears the owner"`
 	Due       Nullable  `json:"due,omitzero" jsonschema:"YYYY-MM-DD; null clears the due date"`
 	Tags      *[]string `json:"tags,omitempty" jsonschema:"replaces all tags (up to 20); null or [] clears them"`
 	Links     *[]Link   `json:"links,omitempty" jsonschema:"replaces all links (up to 20); null or [] clears them"`
@@ -87,7 +87,7 @@ type AddNoteInput struct {
 type ListTicketsInput struct {
 	Workspace string `json:"workspace" jsonschema:"workspace slug, e.g. inbox"`
 	Status    Status `json:"status,omitempty" jsonschema:"only tickets in this status"`
-	Owner     string `json:"owner,omitempty" jsonschema:"only tickets with this owner (human or ai:<name>)"`
+	Owner     string `json:"owner,omitempty" jsonschema:"only tickets with this owner (human, human:<handle> or ai:<name>)"`
 	Tag       string `json:"tag,omitempty" jsonschema:"only tickets with this tag"`
 	Query     string `json:"query,omitempty" jsonschema:"case-insensitive text to find in title or body"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`

@@ -192,7 +192,7 @@ func (s *Service) FindRequest(ctx context.Context, in FindRequestInput) (Request
 		return ledger.Describe(in.RequestID, nil, s.now()), nil
 	}
 	now := s.now()
-	rec, err := s.store.GetRequest(ctx, ledger.Key{Principal: p.Author, RequestID: in.RequestID}, now)
+	rec, err := s.store.GetRequest(ctx, ledger.Key{Principal: p.LedgerKey(), RequestID: in.RequestID}, now)
 	if errors.Is(err, ErrNotFound) {
 		return ledger.Describe(in.RequestID, nil, now), nil
 	}

@@ -108,6 +108,6 @@ func (s *Service) prepare(p Principal, tool, requestID string, args any) (ledger
 	if err != nil {
 		return ledger.Record{}, nil, Errorf(CodeInvalid, "arguments cannot be encoded: %v", err)
 	}
-	key := ledger.Key{Principal: p.Author, RequestID: requestID}
+	key := ledger.Key{Principal: p.LedgerKey(), RequestID: requestID}
 	return ledger.NewRecord(key, tool, canonical, s.now(), s.retention), canonical, nil
 }

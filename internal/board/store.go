@@ -21,6 +21,11 @@ import (
 // take "now" from tx.Request.CreatedAt (the Service's clock), never from the
 // wall clock, when they judge expiry.
 type Store interface {
+	// People, sessions, invitations and sign-in failures (people_store.go).
+	PeopleStore
+	// Workspace creation and settings through the ledger (workspace_store.go).
+	WorkspaceWriter
+
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)
 	// GetWorkspace returns one workspace with its counts, or ErrNotFound.

@@ -81,6 +81,8 @@ type Note struct {
 	TicketID  string    `json:"ticket_id"`
 	Body      string    `json:"body"`
 	Author    string    `json:"author"`
+	// OnBehalfOf is the person the author (an agent) acted for, if any.
+	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source    Source    `json:"source"`
 	CreatedAt time.Time `json:"created_at"`
 }
@@ -116,6 +118,8 @@ type Event struct {
 	Reason    string    `json:"reason,omitempty"` // ticket.moved
 	NoteID    string    `json:"note_id,omitempty"`
 	Author    string    `json:"author"`
+	// OnBehalfOf is the person the author (an agent) acted for, if any.
+	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source    Source    `json:"source"`
 	RequestID string    `json:"request_id,omitempty"`
 	At        time.Time `json:"at"`

@@ -53,12 +53,13 @@ func ParseTicketID(id string) (workspace string, number int64, err error) {
 	return slug, n, nil
 }
 
-// ValidateAuthor checks an author or owner value: "human" or "ai:<name>".
+// ValidateAuthor checks an author or owner value: "human" (some person),
+// "human:<handle>" (a person) or "ai:<name>".
 func ValidateAuthor(field, v string) error {
-	if v == "human" || isAIName(v) {
+	if v == "human" || isAIName(v) || isPersonAuthor(v) {
 		return nil
 	}
-	return invalid("%s %q must be \"human\" or \"ai:<name>\" (name: letters, digits, . _ -, at most 64)", field, clip(v))
+	return invalid("%s %q must be \"human\", \"human:<handle>\" or \"ai:<name>\" (name: letters, digits, . _ -, at most 64)", field, clip(v))
 }
 
 func validateText(field, v string, min, max int) error {

@@ -21,12 +21,16 @@ type SetWorkspacePolicyInput struct {
 	AIPolicy  AIPolicy `json:"ai_policy"`
 }
 
-// SetWorkspacePolicy is for people only (web board, admin REST): an AI
-// principal cannot widen its own access.
+// SetWorkspacePolicy is for admins only (web board, admin REST): an AI
+// principal cannot widen its own access, and a policy decides what every
+// agent may see. It writes no request record; UpdateWorkspace does.
 func (s *Service) SetWorkspacePolicy(ctx context.Context, in SetWorkspacePolicyInput) (Workspace, error) {
 	p := PrincipalFrom(ctx)
 	if p.IsAI() {
 		return Workspace{}, Errorf(CodeForbidden, "only people change a workspace's ai_policy; ask a person to do it on the web board")
+	}
+	if !p.IsAdmin() {
+		return Workspace{}, onlyAdmins()
 	}
 	if err := ValidateSlug(in.Workspace); err != nil {
 		return Workspace{}, err
@@ -35,7 +39,7 @@ func (s *Service) SetWorkspacePolicy(ctx context.Context, in SetWorkspacePolicyI
 		return Workspace{}, invalid("ai_policy %q is not one of read_write, read_only, hidden", clip(string(in.AIPolicy)))
 	}
 	ev := Event{ID: s.newID(), Workspace: in.Workspace, Type: EventWorkspaceUpdated, Fields: []string{"ai_policy"},
-		Author: p.Author, Source: p.Source, At: s.now()}
+		Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, At: s.now()}
 	err := s.store.SetWorkspacePolicy(ctx, in.Workspace, in.AIPolicy, ev)
 	if errors.Is(err, ErrNotFound) {
 		return Workspace{}, workspaceNotFound(in.Workspace)

@@ -58,7 +58,7 @@ func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (Ticke
 			}
 			t = s.decorateOne(t)
 			ev := Event{ID: s.newID(), Workspace: t.Workspace, TicketID: t.ID, Type: EventTicketCreated,
-				Author: p.Author, Source: p.Source, RequestID: in.RequestID, At: now}
+				Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: now}
 			result, err := json.Marshal(TicketResult{RequestID: in.RequestID, Ticket: t})
 			return CreatePlan{Ticket: t, Event: ev, Result: result}, err
 		},
@@ -224,7 +224,7 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 		after.UpdatedAt = rec.CreatedAt
 		ch.after = &after
 		ch.event = &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventTicketUpdated,
-			Fields: fields, Author: p.Author, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
+			Fields: fields, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
 		return ch, nil
 	})
 	if err != nil {
@@ -260,7 +260,7 @@ func (s *Service) MoveTicket(ctx context.Context, in MoveTicketInput) (MoveResul
 		ch.after = &after
 		ch.event = &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventTicketMoved,
 			From: string(from), To: string(in.Status), Reason: in.Reason,
-			Author: p.Author, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
+			Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
 		return ch, nil
 	})
 	if err != nil {
@@ -275,7 +275,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 		return NoteResult{}, err
 	}
 	raw, replayed, err := s.mutate(ctx, ToolAddNote, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
-		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, Source: p.Source, CreatedAt: rec.CreatedAt}
+		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, CreatedAt: rec.CreatedAt}
 		after := before
 		after.Version = before.Version + 1
 		after.UpdatedAt = rec.CreatedAt
@@ -283,7 +283,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 			after: &after,
 			note:  note,
 			event: &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventNoteAdded,
-				NoteID: note.ID, Author: p.Author, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt},
+				NoteID: note.ID, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt},
 			result: func(_ Ticket, n *Note) any { return NoteResult{RequestID: in.RequestID, Note: *n} },
 		}, nil
 	})

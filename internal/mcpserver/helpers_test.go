@@ -202,7 +202,7 @@ func countTickets(t *testing.T, st board.Store, workspace string) int {
 }
 
 func human() context.Context {
-	return board.WithPrincipal(context.Background(), board.Principal{Author: "human", Source: board.SourceWeb})
+	return board.WithPrincipal(context.Background(), board.Principal{Author: "human", Role: board.RoleAdmin, Source: board.SourceWeb})
 }
 
 func toolParams(name string, args any) *mcp.CallToolParams {

@@ -66,7 +66,7 @@ func TestInvalidInputIsRefusedAndWritesNothing(t *testing.T) {
 		{"update status null", "update_ticket", map[string]any{"request_id": "u9", "id": "inbox-1", "status": nil}, "call move_ticket"},
 		{"long body", "create_ticket", create(map[string]any{"body": strings.Repeat("x", 20001)}), "body is 20001 characters long; the limit is 20000"},
 		{"bad priority", "create_ticket", create(map[string]any{"priority": "asap"}), "priority"},
-		{"bad owner", "create_ticket", create(map[string]any{"owner": "bob"}), `owner "bob" must be "human" or "ai:<name>"`},
+		{"bad owner", "create_ticket", create(map[string]any{"owner": "bob"}), `owner "bob" must be "human", "human:<handle>" or "ai:<name>"`},
 		{"bad due format", "create_ticket", create(map[string]any{"due": "2026-1-5"}), "YYYY-MM-DD"},
 		{"impossible due", "create_ticket", create(map[string]any{"due": "2026-02-30"}), "YYYY-MM-DD"},
 		{"too many tags", "create_ticket", create(map[string]any{"tags": many(21, func(i int) any { return fmt.Sprintf("t%d", i) })}), "21 tags given; the limit is 20"},

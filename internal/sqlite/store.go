@@ -83,6 +83,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.write.ExecContext(ctx, schema); err != nil {
 		return err
 	}
+	if _, err := s.write.ExecContext(ctx, peopleSchema); err != nil {
+		return err
+	}
 	for _, w := range board.DefaultWorkspaces() {
 		if _, err := s.write.ExecContext(ctx,
 			`INSERT INTO workspaces (slug, name, ai_policy) VALUES (?, ?, ?) ON CONFLICT (slug) DO NOTHING`,

@@ -176,6 +176,7 @@ func eventDiff(d *differ, prefix string, want, got board.Event) {
 	d.str(prefix+"Reason", want.Reason, got.Reason)
 	d.str(prefix+"NoteID", want.NoteID, got.NoteID)
 	d.str(prefix+"Author", want.Author, got.Author)
+	d.str(prefix+"OnBehalfOf", want.OnBehalfOf, got.OnBehalfOf)
 	d.str(prefix+"Source", string(want.Source), string(got.Source))
 	d.str(prefix+"RequestID", want.RequestID, got.RequestID)
 	d.time(prefix+"At", want.At, got.At)

@@ -86,6 +86,9 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"Lease", leaseTests()},
 		{"Concurrency", concurrencyTests()},
 		{"LargeValues", largeValueTests()},
+		{"People", peopleTests()},
+		{"Credentials", credentialTests()},
+		{"WorkspaceWrites", workspaceWriteTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

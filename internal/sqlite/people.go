@@ -1,0 +1,236 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+const personColumns = `handle, name, role, password_hash, disabled, created_at`
+
+func scanPerson(row scanner) (board.Person, error) {
+	var p board.Person
+	var created string
+	if err := row.Scan(&p.Handle, &p.Name, &p.Role, &p.PasswordHash, &p.Disabled, &created); err != nil {
+		return p, err
+	}
+	var err error
+	p.CreatedAt, err = parseTime(created)
+	return p, err
+}
+
+// CreatePerson adds a person and their first invitation in one transaction.
+func (s *Store) CreatePerson(ctx context.Context, p board.Person, inv *board.Invitation) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO people (`+personColumns+`) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (handle) DO NOTHING`,
+			p.Handle, p.Name, string(p.Role), p.PasswordHash, p.Disabled, formatTime(p.CreatedAt))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return board.ErrExists
+		}
+		if inv != nil {
+			return insertInvitation(ctx, tx, *inv)
+		}
+		return nil
+	})
+}
+
+// GetPerson returns one person.
+func (s *Store) GetPerson(ctx context.Context, handle string) (board.Person, error) {
+	p, err := scanPerson(s.read.QueryRowContext(ctx, `SELECT `+personColumns+` FROM people WHERE handle = ?`, handle))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, board.ErrNotFound
+	}
+	return p, err
+}
+
+// ListPeople returns everyone by handle.
+func (s *Store) ListPeople(ctx context.Context) ([]board.Person, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+personColumns+` FROM people ORDER BY handle`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []board.Person{}
+	for rows.Next() {
+		p, err := scanPerson(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// SetPersonDisabled disables or re-enables a person.
+func (s *Store) SetPersonDisabled(ctx context.Context, handle string, disabled bool) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE people SET disabled = ? WHERE handle = ?`, disabled, handle)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return board.ErrNotFound
+		}
+		return nil
+	})
+}
+
+func insertInvitation(ctx context.Context, tx *sql.Tx, inv board.Invitation) error {
+	var exists bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM people WHERE handle = ?)`, inv.Handle).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		return board.ErrNotFound
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO invitations (token_hash, handle, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+		inv.TokenHash, inv.Handle, inv.CreatedBy, formatTime(inv.CreatedAt), formatTime(inv.ExpiresAt))
+	return err
+}
+
+// CreateInvitation stores an invitation for an existing person.
+func (s *Store) CreateInvitation(ctx context.Context, inv board.Invitation) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return insertInvitation(ctx, tx, inv) })
+}
+
+const invitationColumns = `token_hash, handle, created_by, created_at, expires_at`
+
+func scanInvitation(row scanner) (board.Invitation, error) {
+	var inv board.Invitation
+	var created, expires string
+	if err := row.Scan(&inv.TokenHash, &inv.Handle, &inv.CreatedBy, &created, &expires); err != nil {
+		return inv, err
+	}
+	var err error
+	if inv.CreatedAt, err = parseTime(created); err != nil {
+		return inv, err
+	}
+	inv.ExpiresAt, err = parseTime(expires)
+	return inv, err
+}
+
+// GetInvitation returns an unexpired invitation.
+func (s *Store) GetInvitation(ctx context.Context, tokenHash string, now time.Time) (board.Invitation, error) {
+	inv, err := scanInvitation(s.read.QueryRowContext(ctx, `SELECT `+invitationColumns+` FROM invitations
+		WHERE token_hash = ? AND expires_at > ?`, tokenHash, formatTime(now)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return inv, board.ErrNotFound
+	}
+	return inv, err
+}
+
+// ListInvitations returns the unexpired invitations, oldest first.
+func (s *Store) ListInvitations(ctx context.Context, now time.Time) ([]board.Invitation, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+invitationColumns+` FROM invitations
+		WHERE expires_at > ? ORDER BY created_at, token_hash`, formatTime(now))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []board.Invitation{}
+	for rows.Next() {
+		inv, err := scanInvitation(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inv)
+	}
+	return out, rows.Err()
+}
+
+// AcceptInvitation deletes the invitation and sets the password in one
+// transaction; the DELETE decides which of two concurrent calls wins.
+func (s *Store) AcceptInvitation(ctx context.Context, tokenHash, passwordHash string, now time.Time) (board.Person, error) {
+	var p board.Person
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var handle string
+		err := tx.QueryRowContext(ctx, `DELETE FROM invitations WHERE token_hash = ? AND expires_at > ? RETURNING handle`,
+			tokenHash, formatTime(now)).Scan(&handle)
+		if errors.Is(err, sql.ErrNoRows) {
+			return board.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE people SET password_hash = ? WHERE handle = ?`, passwordHash, handle); err != nil {
+			return err
+		}
+		p, err = scanPerson(tx.QueryRowContext(ctx, `SELECT `+personColumns+` FROM people WHERE handle = ?`, handle))
+		return err
+	})
+	return p, err
+}
+
+// DeleteInvitation revokes an invitation.
+func (s *Store) DeleteInvitation(ctx context.Context, tokenHash string) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM invitations WHERE token_hash = ?`, tokenHash)
+		return err
+	})
+}
+
+// CreateSession stores a session and forgets sessions that expired.
+func (s *Store) CreateSession(ctx context.Context, ses board.Session) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, formatTime(ses.CreatedAt)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id_hash, handle, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+			ses.IDHash, ses.Handle, formatTime(ses.CreatedAt), formatTime(ses.ExpiresAt))
+		return err
+	})
+}
+
+// GetSession returns an unexpired session.
+func (s *Store) GetSession(ctx context.Context, idHash string, now time.Time) (board.Session, error) {
+	var ses board.Session
+	var created, expires string
+	err := s.read.QueryRowContext(ctx, `SELECT id_hash, handle, created_at, expires_at FROM sessions WHERE id_hash = ? AND expires_at > ?`,
+		idHash, formatTime(now)).Scan(&ses.IDHash, &ses.Handle, &created, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ses, board.ErrNotFound
+	}
+	if err != nil {
+		return ses, err
+	}
+	if ses.CreatedAt, err = parseTime(created); err != nil {
+		return ses, err
+	}
+	ses.ExpiresAt, err = parseTime(expires)
+	return ses, err
+}
+
+// DeleteSession signs a session out.
+func (s *Store) DeleteSession(ctx context.Context, idHash string) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, idHash)
+		return err
+	})
+}
+
+// RecordSignInFailure notes a failure and forgets this handle's failures
+// that need not be kept any more.
+func (s *Store) RecordSignInFailure(ctx context.Context, handle string, at, keepUntil time.Time) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE handle = ? AND keep_until <= ?`, handle, formatTime(at)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sign_in_failures (handle, at, keep_until) VALUES (?, ?, ?)`,
+			handle, formatTime(at), formatTime(keepUntil))
+		return err
+	})
+}
+
+// CountSignInFailures counts failures after since, up to limit.
+func (s *Store) CountSignInFailures(ctx context.Context, handle string, since time.Time, limit int) (int, error) {
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM sign_in_failures WHERE handle = ? AND at > ? LIMIT ?)`,
+		handle, formatTime(since), limit).Scan(&n)
+	return n, err
+}
