@@ -77,14 +77,14 @@ type Ticket struct {
 
 // Note is a comment on a ticket.
 type Note struct {
-	ID        string    `json:"id"`
-	TicketID  string    `json:"ticket_id"`
-	Body      string    `json:"body"`
-	Author    string    `json:"author"`
+	ID       string `json:"id"`
+	TicketID string `json:"ticket_id"`
+	Body     string `json:"body"`
+	Author   string `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
-	Source    Source    `json:"source"`
-	CreatedAt time.Time `json:"created_at"`
+	Source     Source    `json:"source"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // Source says through which surface a change arrived.
@@ -108,21 +108,21 @@ const (
 
 // Event is one entry of the append-only history.
 type Event struct {
-	ID        string    `json:"id"`
-	Workspace string    `json:"workspace"`
-	TicketID  string    `json:"ticket_id,omitempty"`
-	Type      string    `json:"type"`
-	Fields    []string  `json:"fields,omitempty"` // ticket.updated: the fields that changed
-	From      string    `json:"from,omitempty"`   // ticket.moved
-	To        string    `json:"to,omitempty"`     // ticket.moved
-	Reason    string    `json:"reason,omitempty"` // ticket.moved
-	NoteID    string    `json:"note_id,omitempty"`
-	Author    string    `json:"author"`
+	ID        string   `json:"id"`
+	Workspace string   `json:"workspace"`
+	TicketID  string   `json:"ticket_id,omitempty"`
+	Type      string   `json:"type"`
+	Fields    []string `json:"fields,omitempty"` // ticket.updated: the fields that changed
+	From      string   `json:"from,omitempty"`   // ticket.moved
+	To        string   `json:"to,omitempty"`     // ticket.moved
+	Reason    string   `json:"reason,omitempty"` // ticket.moved
+	NoteID    string   `json:"note_id,omitempty"`
+	Author    string   `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
-	Source    Source    `json:"source"`
-	RequestID string    `json:"request_id,omitempty"`
-	At        time.Time `json:"at"`
+	Source     Source    `json:"source"`
+	RequestID  string    `json:"request_id,omitempty"`
+	At         time.Time `json:"at"`
 }
 
 // TicketDetail is a ticket with its notes and history, oldest first.
