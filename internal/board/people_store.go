@@ -23,7 +23,8 @@ type PeopleStore interface {
 	SetPersonDisabled(ctx context.Context, handle string, disabled bool) error
 
 	// CreateInvitation stores an invitation; ErrNotFound when the person
-	// does not exist.
+	// does not exist. Storing one whose hash exists already changes
+	// nothing and is no error (a form submitted twice).
 	CreateInvitation(ctx context.Context, inv Invitation) error
 	// GetInvitation returns an unexpired, unused invitation, or ErrNotFound.
 	GetInvitation(ctx context.Context, tokenHash string, now time.Time) (Invitation, error)

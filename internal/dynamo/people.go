@@ -218,12 +218,16 @@ func (s *Store) SetPersonDisabled(ctx context.Context, handle string, disabled b
 
 // CreateInvitation puts the invitation on the condition that its person exists.
 func (s *Store) CreateInvitation(ctx context.Context, inv board.Invitation) error {
-	failed, err := s.writeOnce(ctx, []types.TransactWriteItem{s.personExists(inv.Handle), s.put(invitationItem(inv), "", nil, nil, false)})
+	failed, err := s.writeOnce(ctx, []types.TransactWriteItem{s.personExists(inv.Handle),
+		s.put(invitationItem(inv), "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false)})
 	if err != nil {
 		return err
 	}
-	if failed == 0 {
+	switch failed {
+	case 0:
 		return board.ErrNotFound
+	case 1:
+		return nil // stored already: the same invitation again
 	}
 	return nil
 }

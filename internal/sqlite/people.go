@@ -89,7 +89,8 @@ func insertInvitation(ctx context.Context, tx *sql.Tx, inv board.Invitation) err
 	if !exists {
 		return board.ErrNotFound
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO invitations (token_hash, handle, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+	_, err := tx.ExecContext(ctx, `INSERT INTO invitations (token_hash, handle, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (token_hash) DO NOTHING`,
 		inv.TokenHash, inv.Handle, inv.CreatedBy, formatTime(inv.CreatedAt), formatTime(inv.ExpiresAt))
 	return err
 }

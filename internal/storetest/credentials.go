@@ -16,6 +16,7 @@ func credentialTests() []contractTest {
 		{"an invitation reads back until it expires", testInvitationRoundTrip},
 		{"CreatePerson with an invitation stores both", testCreatePersonWithInvitation},
 		{"CreateInvitation for an unknown person is ErrNotFound", testInvitationUnknownPerson},
+		{"CreateInvitation of the same invitation twice stores it once", testInvitationTwice},
 		{"ListInvitations lists the unexpired ones, oldest first", testListInvitations},
 		{"AcceptInvitation sets the password once; the invitation is then gone", testAcceptInvitation},
 		{"AcceptInvitation of an expired or revoked invitation is ErrNotFound", testAcceptExpired},
@@ -247,5 +248,19 @@ func testSignInFailures(t *testing.T, f *fixture) {
 	}
 	if n := count("carol", start.Add(-time.Second), 10); n != 0 {
 		t.Errorf("carol's failures = %d, want 0", n)
+	}
+}
+
+func testInvitationTwice(t *testing.T, f *fixture) {
+	f.createPerson(person("alice", board.RoleMember, f.now()), nil)
+	inv := invitation("h-twice", "alice", f.now(), time.Hour)
+	for i := range 2 {
+		if err := f.s.CreateInvitation(f.ctx, inv); err != nil {
+			t.Fatalf("CreateInvitation #%d: %v", i+1, err)
+		}
+	}
+	got, err := f.s.ListInvitations(f.ctx, inv.CreatedAt)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("ListInvitations = %v, %v; want the one invitation", got, err)
 	}
 }
