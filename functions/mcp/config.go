@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
@@ -28,6 +29,7 @@ const (
 	// process, for endpoints that do not isolate concurrent requests (moto).
 	// Off unless set: an endpoint URL alone may be DynamoDB itself.
 	envSerializeWrites = "LEDGER_DYNAMODB_SERIALIZE_WRITES"
+	envAuth            = "LEDGER_AUTH"
 )
 
 // Values of LEDGER_STORE.
@@ -51,6 +53,11 @@ type config struct {
 	// SerializeWrites: LEDGER_DYNAMODB_SERIALIZE_WRITES.
 	SerializeWrites bool
 	AllowedOrigins  []string
+	// Auth is LEDGER_AUTH: loopback (no credentials) or required.
+	Auth auth.Mode
+	// BaseURLSet: LEDGER_BASE_URL was given, so links built from it point
+	// where people reach the server (the admin commands need that).
+	BaseURLSet bool
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -73,6 +80,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	}
 	c.BaseURL = envOr(getenv, envBaseURL, "http://"+c.Addr)
+	c.BaseURLSet = getenv(envBaseURL) != ""
+	mode, err := auth.ParseMode(getenv(envAuth))
+	if err != nil {
+		return c, err
+	}
+	c.Auth = mode
 	if v := getenv(envAllowedOrigins); v != "" {
 		for _, o := range strings.Split(v, ",") {
 			c.AllowedOrigins = append(c.AllowedOrigins, strings.TrimRight(strings.TrimSpace(o), "/"))
@@ -98,7 +111,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	return c, nil
 }
 
-// checkLoopback keeps the unauthenticated local server off the network.
+// checkLoopback keeps the local server off the network: in loopback mode
+// it has no authentication, and in required mode its session cookie is
+// Secure, which browsers send over plain HTTP to loopback addresses only.
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -108,7 +123,7 @@ func checkLoopback(addr string) error {
 	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
 		return nil
 	}
-	return fmt.Errorf("LEDGER_ADDR=%q is not a loopback address; the local server has no authentication, so it only listens on 127.0.0.1, ::1 or localhost", addr)
+	return fmt.Errorf("LEDGER_ADDR=%q is not a loopback address; the local server serves plain HTTP (and in loopback mode has no authentication), so it only listens on 127.0.0.1, ::1 or localhost", addr)
 }
 
 // principal is the local caller: MCP calls run as LEDGER_AUTHOR.

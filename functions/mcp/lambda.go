@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 )
@@ -25,7 +26,7 @@ const envRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
 // `sam local start-api --env-vars infra/env.json` can override each of them
 // (SAM only overrides variables the template declares). A test holds the
 // template to this list.
-var deployedEnv = []string{envStore, envTable, envAuthor, envRetention, envBaseURL, envAllowedOrigins, envEndpoint, envCreateTable,
+var deployedEnv = []string{envStore, envTable, envAuth, envRetention, envBaseURL, envAllowedOrigins, envEndpoint, envCreateTable,
 	envSerializeWrites}
 
 func inLambda() bool { return os.Getenv(envRuntimeAPI) != "" }
@@ -47,14 +48,20 @@ func runLambda(log *slog.Logger) {
 	lambda.Start(fn.Handle)
 }
 
-// lambdaGetenv defaults LEDGER_STORE to dynamodb: in Lambda that is the
-// only store there is.
+// lambdaGetenv defaults LEDGER_STORE to dynamodb and LEDGER_AUTH to
+// required: in Lambda they are the only store and mode there are.
 func lambdaGetenv(getenv func(string) string) func(string) string {
 	return func(key string) string {
-		if v := getenv(key); v != "" || key != envStore {
+		v := getenv(key)
+		switch {
+		case v != "":
 			return v
+		case key == envStore:
+			return storeDynamoDB
+		case key == envAuth:
+			return string(auth.ModeRequired)
 		}
-		return storeDynamoDB
+		return v
 	}
 }
 
@@ -87,8 +94,9 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 		return nil, errors.New("in Lambda the store is DynamoDB (LEDGER_STORE=dynamodb): a file store would be private to one instance, " +
 			"so a retry that reached another instance would write a second time")
 	}
-	if cfg.Author == "" {
-		log.Warn("LEDGER_AUTHOR is not set: reads work, writes are refused until it is (the Author parameter of template.yaml)")
+	if cfg.Auth != auth.ModeRequired {
+		return nil, errors.New("in Lambda every request needs a credential (LEDGER_AUTH=required): the function is reachable from the internet, " +
+			"so the credential-free loopback mode is refused")
 	}
 	store := openInBackground(ctx, func(ctx context.Context) (board.Store, error) { return openStore(ctx, cfg, log) }, log)
 	fn := &lambdaFunction{cfg: cfg, store: store, log: log}

@@ -29,9 +29,9 @@ import (
 
 const (
 	lamDomain = "abc123def4.execute-api.eu-west-1.amazonaws.com"
-	lamLegacy = "2025-11-25" // initialize handshake
-	lamModern = "2026-07-28" // server/discover, per-request _meta
-	lamAuthor = "ai:lambda-test"
+	lamLegacy = "2025-11-25"         // initialize handshake
+	lamModern = "2026-07-28"         // server/discover, per-request _meta
+	lamAuthor = "human:" + lamHandle // the signed-in test person (lamSignIn)
 )
 
 // lamInvoke delivers one API Gateway event to a function: in-process
@@ -45,6 +45,9 @@ func lamRPCEvent(version string, id int, method string, params map[string]any) e
 		params = map[string]any{}
 	}
 	h := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream"}
+	if lamCookie != "" {
+		h["cookie"] = lamCookie
+	}
 	if method != "initialize" {
 		h["mcp-protocol-version"] = version
 	}
@@ -195,15 +198,18 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 	if err := dynamo.CreateTable(ctx, client, table); err != nil {
 		t.Fatal(err)
 	}
+	lamAddPerson(t, ctx, proxy.URL, table)
 	mu.Lock()
 	clear(observed)
 	mu.Unlock()
-	env := map[string]string{envTable: table, envEndpoint: proxy.URL, envAuthor: lamAuthor}
+	env := map[string]string{envTable: table, envEndpoint: proxy.URL}
 	fn, err := newLambdaFunction(ctx, lambdaGetenv(mapEnv(env)), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	invoke := lamInvoke(fn.Handle)
+	lamSignIn(t, invoke)
+	lambdaPeopleRequests(t, invoke)
 
 	v := lamLegacy
 	lamOK[board.WorkspacesResult](t, invoke, v, "list_workspaces", map[string]any{})
@@ -229,11 +235,7 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 	}
 	lamOK[json.RawMessage](t, invoke, v, "find_request", map[string]any{"request_id": "p-1"})
 	lamOK[json.RawMessage](t, invoke, v, "find_request", map[string]any{"request_id": "never-sent"})
-	// A refused write (the reference workspace is read-only for AI) and
-	// an invalid one.
-	if _, isErr, _ := lamTool[json.RawMessage](t, invoke, v, "create_ticket", map[string]any{"request_id": "p-5", "workspace": "reference", "title": "no"}); !isErr {
-		t.Error("create_ticket in reference succeeded, want a policy refusal")
-	}
+	// A refused write (an invalid one).
 	if _, isErr, _ := lamTool[json.RawMessage](t, invoke, v, "move_ticket", map[string]any{"request_id": "p-6", "id": id, "status": "nowhere"}); !isErr {
 		t.Error("move_ticket to an unknown status succeeded")
 	}
@@ -425,7 +427,7 @@ func TestLambdaEmulator(t *testing.T) {
 	}
 	env := func(table string) []string {
 		return []string{
-			envStore + "=dynamodb", envTable + "=" + table, envAuthor + "=" + lamAuthor, envRetention + "=24h",
+			envStore + "=dynamodb", envTable + "=" + table, envAuth + "=required", envRetention + "=24h",
 			envBaseURL + "=", envAllowedOrigins + "=", envEndpoint + "=" + proxy.URL, envCreateTable + "=1",
 			envSerializeWrites + "=1", // moto
 		}
@@ -446,8 +448,12 @@ func TestLambdaEmulator(t *testing.T) {
 	}
 
 	t.Run("EndToEnd", func(t *testing.T) {
-		emu := start(t, fmt.Sprintf("lambda-e2e-%d", time.Now().UnixNano()))
+		table := fmt.Sprintf("lambda-e2e-%d", time.Now().UnixNano())
+		emu := start(t, table)
 		invoke := lamInvoke(emu.Invoke)
+		lambdaRequiresCredentials(t, invoke) // the first start creates the table
+		lamAddPerson(t, ctx, moto.URL, table)
+		lamSignIn(t, invoke)
 		lambdaEndToEnd(t, invoke)
 
 		// A real client on the 2026-07-28 revision, its HTTP carried as
@@ -489,6 +495,8 @@ func TestLambdaEmulator(t *testing.T) {
 		if t.Failed() {
 			return
 		}
+		lamAddPerson(t, ctx, moto.URL, table)
+		lamSignIn(t, emus[0].Invoke) // the session works on every instance
 		const rounds = 10
 		originals := [2]int{}
 		raced := 0
@@ -643,7 +651,8 @@ func lambdaEndToEnd(t *testing.T, invoke lamInvoke) {
 			t.Errorf("%s: body %s, want JSON-RPC error %d mentioning %q", name, r.HTTP.Body, code, msg)
 		}
 	}
-	jsonHeaders := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": lamLegacy}
+	jsonHeaders := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": lamLegacy,
+		"cookie": lamCookie}
 	bad("malformed JSON", lambdatest.HTTPEvent(lamDomain, http.MethodPost, "/mcp", jsonHeaders, []byte(`{"jsonrpc":"2.0","id":1,"method":`)),
 		http.StatusBadRequest, 0, "")
 	bad("body not UTF-8", lambdatest.HTTPEvent(lamDomain, http.MethodPost, "/mcp", jsonHeaders,
@@ -675,7 +684,7 @@ func lambdaEndToEnd(t *testing.T, invoke lamInvoke) {
 	// Methods the stateless server does not serve are refused, not failed.
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
 		r := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, m, "/mcp", map[string]string{"accept": "application/json, text/event-stream",
-			"mcp-protocol-version": lamLegacy}, nil))
+			"mcp-protocol-version": lamLegacy, "cookie": lamCookie}, nil))
 		if r.HTTP.StatusCode < 400 || r.HTTP.StatusCode >= 500 {
 			t.Errorf("%s /mcp: HTTP %d %q, want a 4xx refusal", m, r.HTTP.StatusCode, r.HTTP.Body)
 		}
@@ -697,7 +706,7 @@ func localToolsList(t *testing.T) json.RawMessage {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cfg, err := loadConfig(mapEnv(map[string]string{envAuthor: lamAuthor}))
+	cfg, err := loadConfig(mapEnv(map[string]string{envAuthor: "ai:lambda-test"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -768,6 +777,9 @@ func (tr eventTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	h := map[string]string{}
 	for k, vs := range req.Header {
 		h[strings.ToLower(k)] = strings.Join(vs, ",")
+	}
+	if lamCookie != "" {
+		h["cookie"] = lamCookie
 	}
 	resp, err := tr.emu.Invoke(req.Context(), lambdatest.HTTPEvent(req.URL.Host, req.Method, req.URL.Path, h, body))
 	if err != nil {

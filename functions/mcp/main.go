@@ -1,4 +1,5 @@
-// Command mcp is ticket-ledger's one HTTP function: /mcp and health. Inside
+// Command mcp is ticket-ledger's one HTTP function: /mcp, the web board and
+// health, and the admin commands (people …). Inside
 // Lambda (AWS_LAMBDA_RUNTIME_API set) it answers API Gateway HTTP API events
 // on DynamoDB (lambda.go); outside it serves locally on LEDGER_ADDR on the
 // store LEDGER_STORE names.
@@ -16,12 +17,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/web"
 )
 
 func main() {
+	if isCommand(os.Args[1:]) {
+		os.Exit(command{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}.run(context.Background()))
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
 	if inLambda() {
 		runLambda(log)
@@ -58,11 +64,12 @@ func run(log *slog.Logger) error {
 		return err
 	}
 	srv := newHTTPServer(handler, defaultLimits)
-	if cfg.Author == "" {
-		log.Warn("LEDGER_AUTHOR is not set: reads work, writes are refused until it is (e.g. LEDGER_AUTHOR=ai:claude)")
+	if cfg.Author == "" && cfg.Auth == auth.ModeLoopback {
+		log.Warn("LEDGER_AUTHOR is not set: MCP reads work, writes are refused until it is (e.g. LEDGER_AUTHOR=ai:claude)")
 	}
 	// The address line is what scripts and tests wait for.
 	fmt.Fprintf(os.Stderr, "ticket-ledger listening on http://%s/mcp (store %s)\n", ln.Addr(), cfg.Store)
+	fmt.Fprintf(os.Stderr, "ticket-ledger board on http://%s/ (LEDGER_AUTH=%s)\n", ln.Addr(), cfg.Auth)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -100,10 +107,16 @@ func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.
 	// The SDK logs every stateless connection at info: it shares our level
 	// (warn unless LEDGER_LOG_LEVEL says otherwise), under its own group.
 	sdkLog := slog.New(log.Handler().WithGroup("mcp"))
-	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(cfg.principal()), Logger: sdkLog})
+	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log})
+	resolver := auth.NewResolver(auth.ResolverConfig{Mode: cfg.Auth, Accounts: accounts, LocalAgent: cfg.principal()})
+	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal(), Logger: sdkLog})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.Handler(server, opts))
+	// Who calls /mcp is resolved before the MCP server sees the request:
+	// without a credential in required mode it is a 401 with a Bearer
+	// challenge, as MCP clients expect.
+	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny, mcpserver.Handler(server, opts)))
 	mux.Handle("GET /healthz", newHealth(store, log))
+	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, Logger: log}))
 	return mux, nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
@@ -127,7 +128,10 @@ func TestTemplateMatchesCode(t *testing.T) {
 		if ref := get(vars[envTable], "Ref"); ref != table.name {
 			t.Errorf("%s = %v, want !Ref %s", envTable, vars[envTable], table.name)
 		}
-		for _, k := range []string{envAuthor, envRetention, envBaseURL, envAllowedOrigins} {
+		if got := str(vars[envAuth]); got != string(auth.ModeRequired) {
+			t.Errorf("%s = %q, want required: the only mode on Lambda", envAuth, got)
+		}
+		for _, k := range []string{envRetention, envBaseURL, envAllowedOrigins} {
 			tpl.refParam(t, vars[k])
 		}
 
@@ -148,8 +152,8 @@ func TestTemplateMatchesCode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("defaults refused: %v", err)
 		}
-		if cfg.Store != storeDynamoDB || cfg.Author == "" || cfg.Retention != ledger.DefaultRetention || cfg.Endpoint != "" || cfg.CreateTable || cfg.SerializeWrites {
-			t.Errorf("deployed config = %+v, want DynamoDB on AWS, an author, the default retention, no table creation, concurrent writes", cfg)
+		if cfg.Store != storeDynamoDB || cfg.Auth != auth.ModeRequired || cfg.Retention != ledger.DefaultRetention || cfg.Endpoint != "" || cfg.CreateTable || cfg.SerializeWrites {
+			t.Errorf("deployed config = %+v, want DynamoDB on AWS, credentials required, the default retention, no table creation, concurrent writes", cfg)
 		}
 
 		events := map[string]string{}
@@ -159,8 +163,8 @@ func TestTemplateMatchesCode(t *testing.T) {
 			}
 			events[str(get(ev, "Properties", "Path"))] = str(get(ev, "Properties", "Method"))
 		}
-		if !reflect.DeepEqual(events, map[string]string{"/mcp": "ANY", "/healthz": "GET"}) {
-			t.Errorf("routes = %v, want /mcp ANY and /healthz GET", events)
+		if want := map[string]string{"/mcp": "ANY", "/healthz": "GET", "/": "ANY", "/{proxy+}": "ANY"}; !reflect.DeepEqual(events, want) {
+			t.Errorf("routes = %v, want %v (MCP, health, and the board's pages)", events, want)
 		}
 	})
 

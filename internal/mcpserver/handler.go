@@ -174,6 +174,14 @@ func requireUTF8(next http.Handler) http.Handler {
 	})
 }
 
+// Deny answers a request refused before MCP sees it (no or a bad
+// credential) with a JSON-RPC error body, so clients that read the body get
+// JSON rather than plain text; the status (401) and WWW-Authenticate header
+// are what MCP clients act on.
+func Deny(w http.ResponseWriter, status int, message string) {
+	writeRPCError(w, status, -32001, message)
+}
+
 func writeRPCError(w http.ResponseWriter, status, code int, message string) {
 	writeRPCErrorID(w, status, nil, code, message)
 }

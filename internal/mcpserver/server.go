@@ -31,6 +31,13 @@ func StaticPrincipal(p board.Principal) PrincipalFunc {
 	return func(context.Context, *mcp.RequestExtra) board.Principal { return p }
 }
 
+// ContextPrincipal answers the principal that HTTP middleware (the auth
+// resolver in front of /mcp) attached to the request's context, which the
+// SDK passes on to tool handlers.
+func ContextPrincipal() PrincipalFunc {
+	return func(ctx context.Context, _ *mcp.RequestExtra) board.Principal { return board.PrincipalFrom(ctx) }
+}
+
 // Options configure the MCP server.
 type Options struct {
 	Principal PrincipalFunc

@@ -1,0 +1,202 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// columnLimit is how many tickets a board column shows; a column with more
+// links to the list of that status, which pages.
+const columnLimit = 50
+
+// home lists every workspace with its counts. People see them all, hidden
+// ones included, each labelled with what AI may do there.
+func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	s.showHome(w, r, http.StatusOK, "")
+}
+
+func (s *Server) showHome(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+	res, err := s.cfg.Service.ListWorkspaces(r.Context())
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.render(w, r, status, "home", page{Title: "Workspaces", Error: errMsg, Data: res.Workspaces})
+}
+
+// filter is the board's filter and search form, read from the query.
+type filter struct {
+	Status board.Status
+	Owner  string
+	Tag    string
+	Query  string
+	Cursor string
+}
+
+func (f filter) any() bool { return f.Status != "" || f.Owner != "" || f.Tag != "" || f.Query != "" }
+
+// query is the filter as URL parameters, with status replaced.
+func (f filter) with(status board.Status) string {
+	v := url.Values{}
+	if status != "" {
+		v.Set("status", string(status))
+	}
+	if f.Owner != "" {
+		v.Set("owner", f.Owner)
+	}
+	if f.Tag != "" {
+		v.Set("tag", f.Tag)
+	}
+	if f.Query != "" {
+		v.Set("q", f.Query)
+	}
+	return v.Encode()
+}
+
+type column struct {
+	Status  board.Status
+	Tickets []board.Ticket
+	More    string // URL of the rest, when there is more
+}
+
+type boardData struct {
+	Workspace board.Workspace
+	Filter    filter
+	Filtered  bool
+	Columns   []column
+	Owners    []string
+	Here      string // this page's URL, where forms return
+}
+
+func (s *Server) boardPage(w http.ResponseWriter, r *http.Request) {
+	s.showBoard(w, r, r.PathValue("slug"), http.StatusOK, "")
+}
+
+// showBoard renders a workspace's board: a column per status, or one
+// status with paging when the filter names one.
+func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, status int, errMsg string) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	f := filter{Status: board.Status(q.Get("status")), Owner: strings.TrimSpace(q.Get("owner")), Tag: strings.TrimSpace(q.Get("tag")),
+		Query: strings.TrimSpace(q.Get("q")), Cursor: q.Get("cursor")}
+	sum, err := s.cfg.Service.GetWorkspaceSummary(ctx, board.WorkspaceInput{Workspace: slug})
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	d := boardData{Workspace: sum.Workspace, Filter: f, Filtered: f.any(), Here: "/w/" + slug}
+	if r.URL.RawQuery != "" {
+		d.Here += "?" + r.URL.RawQuery
+	}
+	statuses := board.Statuses
+	limit := columnLimit
+	if f.Status != "" {
+		statuses = []board.Status{f.Status}
+		limit = board.MaxLimit
+	}
+	for _, st := range statuses {
+		in := board.ListTicketsInput{Workspace: slug, Status: st, Owner: f.Owner, Tag: f.Tag, Query: f.Query, Limit: limit}
+		if f.Status != "" {
+			in.Cursor = f.Cursor
+		}
+		list, err := s.cfg.Service.ListTickets(ctx, in)
+		if err != nil {
+			// A bad filter is the person's to fix: show the board empty
+			// with the message rather than an error page.
+			if board.ErrorCode(err) == board.CodeInvalid {
+				errMsg, status = err.Error(), http.StatusUnprocessableEntity
+				d.Columns = nil
+				break
+			}
+			s.errorPage(w, r, err)
+			return
+		}
+		c := column{Status: st, Tickets: list.Tickets}
+		if list.NextCursor != nil {
+			if f.Status != "" {
+				c.More = "/w/" + slug + "?" + f.with(st) + "&cursor=" + url.QueryEscape(*list.NextCursor)
+			} else {
+				c.More = "/w/" + slug + "?" + f.with(st)
+			}
+		}
+		d.Columns = append(d.Columns, c)
+	}
+	d.Owners = s.ownerChoices(r)
+	s.render(w, r, status, "board", page{Title: sum.Workspace.Name, Error: errMsg, Data: d})
+}
+
+// ownerChoices are the owner field's suggestions: human, every person, and
+// the agent working on this server in loopback mode.
+func (s *Server) ownerChoices(r *http.Request) []string {
+	out := []string{"human"}
+	handles, err := s.cfg.Accounts.Handles(r.Context())
+	if err == nil {
+		for _, h := range handles {
+			out = append(out, "human:"+h)
+		}
+	}
+	return out
+}
+
+type ticketData struct {
+	Detail board.TicketDetail
+	Owners []string
+}
+
+func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
+	s.showTicket(w, r, r.PathValue("id"), http.StatusOK, "")
+}
+
+func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, status int, errMsg string) {
+	d, err := s.cfg.Service.GetTicket(r.Context(), board.TicketIDInput{ID: id})
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.render(w, r, status, "ticket", page{Title: d.Ticket.ID + " " + d.Ticket.Title, Error: errMsg,
+		Data: ticketData{Detail: d, Owners: s.ownerChoices(r)}})
+}
+
+// createWorkspace is the home page's form.
+func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
+	in := board.CreateWorkspaceInput{RequestID: r.PostFormValue("request_id"), Slug: strings.TrimSpace(r.PostFormValue("slug")),
+		Name: strings.TrimSpace(r.PostFormValue("name")), AIPolicy: board.AIPolicy(r.PostFormValue("ai_policy"))}
+	res, err := s.cfg.Service.CreateWorkspace(r.Context(), in)
+	if err != nil {
+		s.showHome(w, r, statusOf(err), message(err))
+		return
+	}
+	seeOther(w, r, "/w/"+res.Workspace.Slug)
+}
+
+type settingsData struct {
+	Workspace board.Workspace
+}
+
+func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request) {
+	s.showSettings(w, r, http.StatusOK, "")
+}
+
+func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+	ws, err := s.cfg.Service.GetWorkspaceSummary(r.Context(), board.WorkspaceInput{Workspace: r.PathValue("slug")})
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.render(w, r, status, "settings", page{Title: ws.Workspace.Name + " settings", Error: errMsg, Data: settingsData{Workspace: ws.Workspace}})
+}
+
+// updateSettings changes a workspace's name and ai_policy (admins).
+func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	policy := board.AIPolicy(r.PostFormValue("ai_policy"))
+	in := board.UpdateWorkspaceInput{RequestID: r.PostFormValue("request_id"), Workspace: r.PathValue("slug"), Name: &name, AIPolicy: &policy}
+	if _, err := s.cfg.Service.UpdateWorkspace(r.Context(), in); err != nil {
+		s.showSettings(w, r, statusOf(err), message(err))
+		return
+	}
+	seeOther(w, r, "/w/"+in.Workspace)
+}

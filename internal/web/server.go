@@ -1,0 +1,160 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// Config wires the board to the use cases.
+type Config struct {
+	Service  *board.Service
+	Accounts *auth.Accounts
+	Resolver *auth.Resolver
+	// BaseURL is where people reach the board; invitation links start with it.
+	BaseURL string
+	Logger  *slog.Logger
+}
+
+// Server is the board's http.Handler.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	handler http.Handler
+}
+
+// New builds the board. Nothing is parsed or hashed here (templates and
+// asset hashes are made on first use), so it costs a cold start nothing.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	mux := http.NewServeMux()
+	// Public: the sign-in and invitation pages, static assets.
+	mux.HandleFunc("GET /static/", serveStatic)
+	mux.HandleFunc("GET /signin", s.signInPage)
+	mux.HandleFunc("POST /signin", s.signIn)
+	mux.HandleFunc("POST /signout", s.signOut)
+	mux.HandleFunc("GET /invite/{secret}", s.invitePage)
+	mux.HandleFunc("POST /invite/{secret}", s.acceptInvite)
+	// Everything else needs a person.
+	private := http.NewServeMux()
+	private.HandleFunc("GET /{$}", s.home)
+	private.HandleFunc("POST /workspaces", s.createWorkspace)
+	private.HandleFunc("GET /w/{slug}", s.boardPage)
+	private.HandleFunc("POST /w/{slug}/tickets", s.createTicket)
+	private.HandleFunc("GET /w/{slug}/settings", s.settingsPage)
+	private.HandleFunc("POST /w/{slug}/settings", s.updateSettings)
+	private.HandleFunc("GET /tickets/{id}", s.ticketPage)
+	private.HandleFunc("POST /tickets/{id}/edit", s.editTicket)
+	private.HandleFunc("POST /tickets/{id}/move", s.moveTicket)
+	private.HandleFunc("POST /tickets/{id}/notes", s.addNote)
+	private.HandleFunc("GET /people", s.peoplePage)
+	private.HandleFunc("POST /people", s.addPerson)
+	private.HandleFunc("POST /people/{handle}/disable", s.setDisabled(true))
+	private.HandleFunc("POST /people/{handle}/enable", s.setDisabled(false))
+	private.HandleFunc("POST /people/{handle}/invite", s.invitePerson)
+	private.HandleFunc("POST /invitations/{hash}/revoke", s.revokeInvitation)
+	mux.Handle("/", s.requirePerson(private))
+
+	var h http.Handler = mux
+	// Forms from other sites are refused (Sec-Fetch-Site, or Origin against
+	// Host): cross-site request forgery cannot post as the person.
+	h = http.NewCrossOriginProtection().Handler(h)
+	if cfg.Resolver.Mode() == auth.ModeLoopback {
+		h = loopbackHost(h)
+	}
+	s.handler = securityHeaders(h)
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// requirePerson resolves the person behind the request (the local person
+// in loopback mode, the session's in required mode) and sends anyone else
+// to the sign-in page.
+func (s *Server) requirePerson(next http.Handler) http.Handler {
+	routes, _ := next.(*http.ServeMux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if routes != nil {
+			// An unknown page is a 404 for everyone, signed in or not.
+			if _, pattern := routes.Handler(r); pattern == "" {
+				http.NotFound(w, r)
+				return
+			}
+		}
+		p, err := s.cfg.Resolver.Resolve(r, auth.SurfaceWeb)
+		if auth.Unauthorized(err) {
+			if errors.Is(err, auth.ErrBadCredential) {
+				clearSessionCookie(w)
+			}
+			target := "/signin"
+			if r.Method == http.MethodGet && r.URL.Path != "/" {
+				target += "?next=" + url.QueryEscape(r.URL.RequestURI())
+			}
+			http.Redirect(w, r, target, http.StatusSeeOther)
+			return
+		}
+		if err != nil {
+			s.log.Error("resolving a session", "err", err)
+			http.Error(w, "your session could not be checked right now; reload the page", http.StatusServiceUnavailable)
+			return
+		}
+		p.Source = board.SourceWeb
+		next.ServeHTTP(w, r.WithContext(board.WithPrincipal(r.Context(), p)))
+	})
+}
+
+// localPath keeps a redirect target on this site: a path, not "//host".
+func localPath(p, fallback string) string {
+	if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "/\\") {
+		return p
+	}
+	return fallback
+}
+
+// seeOther ends a successful form: the browser (or htmx) loads the target
+// with GET, so a reload does not post again.
+func seeOther(w http.ResponseWriter, r *http.Request, target string) {
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// statusOf maps a domain error to the status of the page that shows it.
+func statusOf(err error) int {
+	var rl *auth.RateLimitedError
+	if errors.As(err, &rl) {
+		return http.StatusTooManyRequests
+	}
+	switch board.ErrorCode(err) {
+	case board.CodeNotFound:
+		return http.StatusNotFound
+	case board.CodeForbidden:
+		return http.StatusForbidden
+	case board.CodeInvalid:
+		return http.StatusUnprocessableEntity
+	case board.CodeConflict, board.CodeInProgress:
+		return http.StatusConflict
+	}
+	return http.StatusInternalServerError
+}
+
+// message is what a person reads for an error: the domain's text, with a
+// hint for a form that was already used with other values.
+func message(err error) string {
+	msg := err.Error()
+	if board.ErrorCode(err) == board.CodeConflict && strings.Contains(msg, "request_id") {
+		msg = "This form was already submitted with other values, so nothing was written now. Reload the page to start a new change. (" + msg + ")"
+	}
+	return msg
+}
+
+// errorPage shows a failure on its own page.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+	s.render(w, r, statusOf(err), "error", page{Title: "Something went wrong", Error: message(err)})
+}

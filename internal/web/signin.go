@@ -1,0 +1,117 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// setSessionCookie gives the browser its session: Secure, HttpOnly,
+// SameSite=Lax, host-only (the __Host- prefix), expiring with the session.
+func setSessionCookie(w http.ResponseWriter, secret string, expires time.Time) {
+	http.SetCookie(w, &http.Cookie{Name: auth.SessionCookie, Value: secret, Path: "/", Expires: expires,
+		MaxAge: int(time.Until(expires).Seconds()), Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+}
+
+func clearSessionCookie(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{Name: auth.SessionCookie, Value: "", Path: "/", MaxAge: -1,
+		Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+}
+
+type signInData struct {
+	Handle string
+	Next   string
+}
+
+func (s *Server) signInPage(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Resolver.Mode() == auth.ModeLoopback {
+		seeOther(w, r, "/") // nobody signs in locally
+		return
+	}
+	s.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: signInData{Next: localPath(r.URL.Query().Get("next"), "/")}})
+}
+
+// signIn checks the form's handle and password (fields named handle and
+// password) and opens a session.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Resolver.Mode() == auth.ModeLoopback {
+		seeOther(w, r, "/")
+		return
+	}
+	handle, next := r.PostFormValue("handle"), localPath(r.PostFormValue("next"), "/")
+	in, err := s.cfg.Accounts.SignIn(r.Context(), handle, r.PostFormValue("password"))
+	if err != nil {
+		msg := message(err)
+		var rl *auth.RateLimitedError
+		if errors.As(err, &rl) {
+			w.Header().Set("Retry-After", "900")
+			msg = rl.Error()
+		}
+		status := statusOf(err)
+		if status == http.StatusForbidden {
+			status = http.StatusUnauthorized
+		}
+		s.render(w, r, status, "signin", page{Title: "Sign in", Error: msg, Data: signInData{Handle: handle, Next: next}})
+		return
+	}
+	setSessionCookie(w, in.Secret, in.ExpiresAt)
+	seeOther(w, r, next)
+}
+
+// signOut ends the session on the server (every instance) and in the browser.
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(auth.SessionCookie); err == nil {
+		if err := s.cfg.Accounts.SignOut(r.Context(), c.Value); err != nil {
+			s.errorPage(w, r, err)
+			return
+		}
+	}
+	clearSessionCookie(w)
+	seeOther(w, r, "/signin")
+}
+
+type inviteData struct {
+	Invitation board.Invitation
+	Secret     string
+}
+
+// invitePage shows the form that sets a password through an invitation.
+func (s *Server) invitePage(w http.ResponseWriter, r *http.Request) {
+	secret := r.PathValue("secret")
+	inv, err := s.cfg.Accounts.InvitationFor(r.Context(), secret)
+	if err != nil {
+		s.render(w, r, statusOf(err), "invite", page{Title: "Invitation", Error: message(err)})
+		return
+	}
+	s.render(w, r, http.StatusOK, "invite", page{Title: "Set your password", Data: inviteData{Invitation: inv, Secret: secret}})
+}
+
+// acceptInvite sets the password once and signs the person in.
+func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) {
+	secret := r.PathValue("secret")
+	pw, again := r.PostFormValue("password"), r.PostFormValue("password_again")
+	inv, err := s.cfg.Accounts.InvitationFor(r.Context(), secret)
+	if err == nil && pw != again {
+		err = board.Errorf(board.CodeInvalid, "the two passwords differ; type the same password twice")
+	}
+	if err == nil {
+		var p board.Person
+		p, err = s.cfg.Accounts.AcceptInvitation(r.Context(), secret, pw)
+		if err == nil {
+			in, serr := s.cfg.Accounts.SignIn(r.Context(), p.Handle, pw)
+			if serr == nil && s.cfg.Resolver.Mode() != auth.ModeLoopback {
+				setSessionCookie(w, in.Secret, in.ExpiresAt)
+			}
+			seeOther(w, r, "/")
+			return
+		}
+	}
+	data := inviteData{Invitation: inv, Secret: secret}
+	if board.ErrorCode(err) == board.CodeNotFound {
+		data = inviteData{}
+	}
+	s.render(w, r, statusOf(err), "invite", page{Title: "Set your password", Error: message(err), Data: data})
+}

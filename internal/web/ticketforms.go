@@ -1,0 +1,126 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// The ticket forms. Each carries the request_id it was rendered with, so a
+// second submission of the same form replays the first write (the same
+// ticket, the same note) instead of writing again.
+
+// splitTags reads "a, b c" as [a b c].
+func splitTags(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+}
+
+// parseLinks reads the links field, one a line: "<url> [| title]" or
+// "<kind> <ref> [| title]" with kind article or task.
+func parseLinks(s string) []board.Link {
+	var out []board.Link
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		var l board.Link
+		ref, title, _ := strings.Cut(line, " | ")
+		l.Title = strings.TrimSpace(title)
+		ref = strings.TrimSpace(ref)
+		if kind, rest, ok := strings.Cut(ref, " "); ok && (kind == "article" || kind == "task" || kind == "url") {
+			l.Kind, l.Ref = kind, strings.TrimSpace(rest)
+		} else {
+			l.Kind, l.Ref = "url", ref
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func optionalValue(s string) *string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// createTicket is the board's "new ticket" form.
+func (s *Server) createTicket(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
+	in := board.CreateTicketInput{
+		RequestID: r.PostFormValue("request_id"),
+		Workspace: slug,
+		Title:     strings.TrimSpace(r.PostFormValue("title")),
+		Body:      r.PostFormValue("body"),
+		Priority:  board.Priority(r.PostFormValue("priority")),
+		Owner:     strings.TrimSpace(r.PostFormValue("owner")),
+		Due:       strings.TrimSpace(r.PostFormValue("due")),
+		Tags:      splitTags(r.PostFormValue("tags")),
+		Links:     parseLinks(r.PostFormValue("links")),
+	}
+	res, err := s.cfg.Service.CreateTicket(r.Context(), in)
+	if err != nil {
+		s.showBoard(w, r, slug, statusOf(err), message(err))
+		return
+	}
+	seeOther(w, r, localPath(r.PostFormValue("return_to"), "/tickets/"+res.Ticket.ID))
+}
+
+// editTicket is the ticket page's edit form: every field is sent, and the
+// use case records only what changed. Links are sent only when their text
+// changed, so links the form cannot show exactly are never rewritten.
+func (s *Server) editTicket(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	title := strings.TrimSpace(r.PostFormValue("title"))
+	body := r.PostFormValue("body")
+	priority := board.Priority(r.PostFormValue("priority"))
+	tags := splitTags(r.PostFormValue("tags"))
+	in := board.UpdateTicketInput{
+		RequestID: r.PostFormValue("request_id"),
+		ID:        id,
+		Title:     &title,
+		Body:      &body,
+		Priority:  &priority,
+		Owner:     board.Nullable{Set: true, Value: optionalValue(r.PostFormValue("owner"))},
+		Due:       board.Nullable{Set: true, Value: optionalValue(r.PostFormValue("due"))},
+		Tags:      &tags,
+	}
+	if links := r.PostFormValue("links"); strings.TrimSpace(links) != strings.TrimSpace(r.PostFormValue("links_before")) {
+		parsed := parseLinks(links)
+		if parsed == nil {
+			parsed = []board.Link{}
+		}
+		in.Links = &parsed
+	}
+	if _, err := s.cfg.Service.UpdateTicket(r.Context(), in); err != nil {
+		s.showTicket(w, r, id, statusOf(err), message(err))
+		return
+	}
+	seeOther(w, r, "/tickets/"+id)
+}
+
+// moveTicket is the move form of the ticket page and of each board card.
+func (s *Server) moveTicket(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	in := board.MoveTicketInput{RequestID: r.PostFormValue("request_id"), ID: id,
+		Status: board.Status(r.PostFormValue("status")), Reason: strings.TrimSpace(r.PostFormValue("reason"))}
+	if _, err := s.cfg.Service.MoveTicket(r.Context(), in); err != nil {
+		s.showTicket(w, r, id, statusOf(err), message(err))
+		return
+	}
+	seeOther(w, r, localPath(r.PostFormValue("return_to"), "/tickets/"+id))
+}
+
+// addNote is the ticket page's note form.
+func (s *Server) addNote(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	in := board.AddNoteInput{RequestID: r.PostFormValue("request_id"), ID: id, Body: r.PostFormValue("body")}
+	if _, err := s.cfg.Service.AddNote(r.Context(), in); err != nil {
+		s.showTicket(w, r, id, statusOf(err), message(err))
+		return
+	}
+	seeOther(w, r, "/tickets/"+id+"#notes")
+}
