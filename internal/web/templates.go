@@ -85,12 +85,12 @@ var funcs = template.FuncMap{
 		}
 		return *s
 	},
-	"join":  strings.Join,
-	"total": total,
-	"who":   board.DisplayAuthor,
-	"links": linksText,
+	"join":      strings.Join,
+	"total":     total,
+	"who":       board.DisplayAuthor,
+	"links":     linksText,
 	"eventText": eventText,
-	"countOf": func(w board.Workspace, s board.Status) int { return w.Counts[s] },
+	"countOf":   func(w board.Workspace, s board.Status) int { return w.Counts[s] },
 }
 
 // newRequestID is a fresh request_id for one rendered form.
