@@ -51,7 +51,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 			msg = rl.Error()
 		}
 		status := statusOf(err)
-		if status == http.StatusForbidden {
+		if errors.Is(err, auth.ErrSignIn) {
 			status = http.StatusUnauthorized
 		}
 		s.render(w, r, status, "signin", page{Title: "Sign in", Error: msg, Data: signInData{Handle: handle, Next: next}})

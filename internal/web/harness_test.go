@@ -1,0 +1,247 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	miniserver "github.com/truora/minidyn/server"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/web"
+)
+
+// The handler tests run the board as the composition root wires it (the
+// service, accounts, resolver, board and /mcp), on each store: SQLite,
+// DynamoDB on minidyn (in-process), and moto when scripts/with-moto.sh
+// names it.
+
+const testPassword = "correct horse battery staple"
+
+// clock is the tests' movable time, shared by the service and accounts.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+type env struct {
+	t        *testing.T
+	store    board.Store
+	svc      *board.Service
+	accounts *auth.Accounts
+	clock    *clock
+	url      string // the server
+	mode     auth.Mode
+}
+
+// stores names the backends to run on.
+func stores() []string {
+	out := []string{"sqlite", "minidyn"}
+	if os.Getenv("LEDGER_TEST_MOTO_ENDPOINT") != "" {
+		out = append(out, "moto")
+	}
+	return out
+}
+
+// eachStore runs fn as a subtest per store.
+func eachStore(t *testing.T, fn func(t *testing.T, backend string)) {
+	for _, b := range stores() {
+		t.Run(b, func(t *testing.T) { fn(t, b) })
+	}
+}
+
+func openStore(t *testing.T, backend string) board.Store {
+	t.Helper()
+	ctx := context.Background()
+	switch backend {
+	case "sqlite":
+		st, err := sqlite.Open(ctx, t.TempDir()+"/ledger.db")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	case "minidyn", "moto":
+		endpoint := os.Getenv("LEDGER_TEST_MOTO_ENDPOINT")
+		if backend == "minidyn" {
+			srv := httptest.NewServer(withCRC32(miniserver.NewServer()))
+			t.Cleanup(srv.Close)
+			endpoint = srv.URL
+		}
+		table := fmt.Sprintf("web-%d", time.Now().UnixNano())
+		st, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: endpoint, Table: table, CreateTable: true}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	t.Fatalf("unknown store %s", backend)
+	return nil
+}
+
+// withCRC32 adds the X-Amz-Crc32 header DynamoDB sends and minidyn does
+// not (the SDK warns about every response without it).
+func withCRC32(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		body := rec.Body.Bytes()
+		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	})
+}
+
+// newEnv serves the board and /mcp in mode on a fresh store. MCP in
+// loopback mode runs as ai:agent.
+func newEnv(t *testing.T, backend string, mode auth.Mode) *env {
+	t.Helper()
+	e := &env{t: t, store: openStore(t, backend), clock: &clock{now: time.Now().UTC()}, mode: mode}
+	e.serve(e.store)
+	return e
+}
+
+// serve starts a server (another instance, when called again) on store.
+func (e *env) serve(store board.Store) string {
+	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test", Now: e.clock.Now})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.svc = svc
+	e.accounts = auth.NewAccounts(auth.Config{Store: store, Now: e.clock.Now})
+	resolver := auth.NewResolver(auth.ResolverConfig{Mode: e.mode, Accounts: e.accounts,
+		LocalAgent: board.Principal{Author: "ai:agent"}})
+	mux := http.NewServeMux()
+	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal()})
+	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny, mcpserver.Handler(server, mcpserver.HandlerOptions{})))
+	ts := httptest.NewServer(nil)
+	ts.Config.Handler = mux
+	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: e.accounts, Resolver: resolver, BaseURL: ts.URL}))
+	e.t.Cleanup(ts.Close)
+	if e.url == "" {
+		e.url = ts.URL
+	}
+	return ts.URL
+}
+
+// addPerson puts a person with testPassword into the store.
+func (e *env) addPerson(handle string, role board.Role) {
+	e.t.Helper()
+	pw := testPassword
+	ctx := board.WithPrincipal(context.Background(), auth.Operator)
+	if _, err := e.accounts.AddPerson(ctx, auth.AddPersonInput{Handle: handle, Role: role, Password: &pw}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// browser is an HTTP client with cookies that does not follow redirects
+// and sends Sec-Fetch-Site like a browser on a same-origin form.
+type browser struct {
+	e      *env
+	client *http.Client
+	base   string
+}
+
+func (e *env) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{e: e, base: e.url, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (b *browser) do(req *http.Request) response {
+	b.e.t.Helper()
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: string(body)}
+}
+
+func (b *browser) get(path string) response {
+	b.e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, b.base+path, nil)
+	return b.do(req)
+}
+
+// post submits a form from this site's own page.
+func (b *browser) post(path string, form url.Values) response {
+	b.e.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", b.base)
+	return b.do(req)
+}
+
+// signIn signs in through the form and checks it worked.
+func (b *browser) signIn(handle, password string) {
+	b.e.t.Helper()
+	r := b.post("/signin", url.Values{"handle": {handle}, "password": {password}})
+	if r.status != http.StatusSeeOther {
+		b.e.t.Fatalf("sign-in as %s: %d %s", handle, r.status, r.body)
+	}
+}
+
+var requestIDField = regexp.MustCompile(`name="request_id" value="([^"]+)"`)
+
+// formRequestID is the request_id of the first form on a page whose action
+// matches action.
+func formRequestID(t *testing.T, page, action string) string {
+	t.Helper()
+	i := strings.Index(page, `action="`+action+`"`)
+	if i < 0 {
+		t.Fatalf("no form with action %s on the page", action)
+	}
+	m := requestIDField.FindStringSubmatch(page[i:])
+	if m == nil {
+		t.Fatalf("the form %s carries no request_id", action)
+	}
+	return m[1]
+}
+
+// ticketCount is how many tickets a workspace holds, from the store.
+func (e *env) ticketCount(slug string) int {
+	e.t.Helper()
+	w, err := e.store.GetWorkspace(context.Background(), slug)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	n := 0
+	for _, c := range w.Counts {
+		n += c
+	}
+	return n
+}
