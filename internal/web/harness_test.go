@@ -126,14 +126,17 @@ func newEnv(t *testing.T, backend string, mode auth.Mode) *env {
 }
 
 // serve starts a server (another instance, when called again) on store.
-func (e *env) serve(store board.Store) string {
+func (e *env) serve(store board.Store) string { return e.serveMode(store, e.mode) }
+
+// serveMode starts a server in another mode on the same store.
+func (e *env) serveMode(store board.Store, mode auth.Mode) string {
 	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test", Now: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.svc = svc
 	e.accounts = auth.NewAccounts(auth.Config{Store: store, Now: e.clock.Now})
-	resolver := auth.NewResolver(auth.ResolverConfig{Mode: e.mode, Accounts: e.accounts,
+	resolver := auth.NewResolver(auth.ResolverConfig{Mode: mode, Accounts: e.accounts,
 		LocalAgent: board.Principal{Author: "ai:agent"}})
 	mux := http.NewServeMux()
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal()})
