@@ -77,14 +77,12 @@ type Ticket struct {
 
 // Note is a comment on a ticket.
 type Note struct {
-	ID       string `json:"id"`
-	TicketID string `json:"ticket_id"`
-	Body     string `json:"body"`
-	Author   string `json:"author"`
-	// OnBehalfOf is the person the author (an agent) acted for, if any.
-	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
-	Source     Source    `json:"source"`
-	CreatedAt  time.Time `json:"created_at"`
+	ID        string    `json:"id"`
+	TicketID  string    `json:"ticket_id"`
+	Body      string    `json:"body"`
+	Author    string    `json:"author"`
+	Source    Source    `json:"source"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Source says through which surface a change arrived.

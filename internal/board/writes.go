@@ -275,7 +275,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 		return NoteResult{}, err
 	}
 	raw, replayed, err := s.mutate(ctx, ToolAddNote, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
-		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, CreatedAt: rec.CreatedAt}
+		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, Source: p.Source, CreatedAt: rec.CreatedAt}
 		after := before
 		after.Version = before.Version + 1
 		after.UpdatedAt = rec.CreatedAt

@@ -69,8 +69,9 @@ func runBrowserScenarios(t *testing.T, exe, backend string) {
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	if err := chromedp.Do(ctx); err != nil { // start the browser on a context without a deadline
+		t.Fatal(err)
+	}
 
 	var dialogs atomic.Int32
 	go func() {
@@ -85,7 +86,9 @@ func runBrowserScenarios(t *testing.T, exe, backend string) {
 	}()
 	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, steps...); err != nil {
 			// What the page shows, for whoever reads the failure.
 			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
