@@ -7,8 +7,12 @@ AUTHOR   ?= $(or $(LEDGER_AUTHOR),ai:local)
 
 .PHONY: run build test check-format vet go-test
 
+# The board at http://$(ADDR)/ (no sign-in: LEDGER_AUTH=loopback, you are
+# human:local, an admin) and MCP at /mcp as $(AUTHOR).
+AUTH     ?= $(or $(LEDGER_AUTH),loopback)
+
 run:
-	LEDGER_ADDR=$(ADDR) LEDGER_DATA=$(DATA) LEDGER_AUTHOR=$(AUTHOR) $(GO) run ./functions/mcp
+	LEDGER_ADDR=$(ADDR) LEDGER_DATA=$(DATA) LEDGER_AUTHOR=$(AUTHOR) LEDGER_AUTH=$(AUTH) $(GO) run ./functions/mcp
 
 # Every test: formatting, vet, the Go suites with the race detector (the
 # fuzz targets' seed corpora run as plain tests).
@@ -23,9 +27,11 @@ vet:
 # One moto server (scripts/with-moto.sh) serves the DynamoDB runs: the store
 # contract and fault tests in internal/dynamo, and the MCP tests again with
 # LEDGER_TEST_STORE=dynamodb. LEDGER_TEST_REQUIRE_MOTO=1 makes a moto
-# variant that finds no endpoint fail instead of skipping.
+# variant that finds no endpoint fail instead of skipping. The browser test
+# (internal/web) needs Debian's chromium-headless-shell: here it fails when
+# the browser is missing (.ci/run installs it).
 go-test:
-	LEDGER_TEST_REQUIRE_MOTO=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 ./internal/mcpserver'
+	LEDGER_TEST_REQUIRE_MOTO=1 LEDGER_REQUIRE_BROWSER=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 ./internal/mcpserver'
 
 # The server against the official MCP tooling: the TypeScript SDK clients (both
 # revisions), the MCP Inspector CLI and the conformance suite for 2025-11-25
