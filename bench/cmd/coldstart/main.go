@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 )
@@ -91,10 +93,24 @@ func run(runs int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table, CreateTable: true, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+	st, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table, CreateTable: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
 		return err
 	}
-	ledgerEnv := []string{"LEDGER_STORE=dynamodb", "LEDGER_TABLE=" + table, "DYNAMODB_ENDPOINT=" + moto.URL, "LEDGER_AUTHOR=ai:bench", "LEDGER_CREATE_TABLE=0"}
+	// In Lambda every request carries a credential (LEDGER_AUTH=required):
+	// the calls carry a signed-in person's session, so the first response
+	// includes checking it (the session and its person, read from the
+	// table once the store is open).
+	secret := auth.NewSecret()
+	now := time.Now()
+	if err := st.CreatePerson(ctx, board.Person{Handle: "bench", Name: "bench", Role: board.RoleMember, CreatedAt: now}, nil); err != nil {
+		return err
+	}
+	if err := st.CreateSession(ctx, board.Session{IDHash: auth.HashSecret(secret), Handle: "bench", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+		return err
+	}
+	sessionCookie = auth.SessionCookie + "=" + secret
+	ledgerEnv := []string{"LEDGER_STORE=dynamodb", "LEDGER_TABLE=" + table, "DYNAMODB_ENDPOINT=" + moto.URL, "LEDGER_AUTH=required", "LEDGER_CREATE_TABLE=0"}
 	create := func(n int) []byte {
 		return rpc("tools/call", map[string]any{"name": "create_ticket", "arguments": map[string]any{
 			"request_id": fmt.Sprintf("cold-%d-%d", time.Now().UnixNano(), n), "workspace": "inbox", "title": "cold start"}})
@@ -159,6 +175,10 @@ func run(runs int) error {
 	return nil
 }
 
+// sessionCookie is the Cookie header every call sends (the no-op function
+// ignores it).
+var sessionCookie string
+
 // coldStart starts a fresh execution environment, sends it initialize (the
 // cold start) and then one tool call (warm).
 func coldStart(ctx context.Context, rie, bootstrap string, env []string, call []byte) (sample, error) {
@@ -168,7 +188,7 @@ func coldStart(ctx context.Context, rie, bootstrap string, env []string, call []
 		return s, err
 	}
 	defer emu.Stop()
-	headers := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream"}
+	headers := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream", "cookie": sessionCookie}
 	initialize := rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "coldstart", "version": "1"}})
 	start := time.Now()
