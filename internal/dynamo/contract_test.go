@@ -17,7 +17,7 @@ func TestContract(t *testing.T) {
 				// moto applies a transaction item by item and undoes a
 				// cancelled one by restoring a snapshot of the table, so
 				// concurrent writes can undo each other there: serialize
-				// them, as Connect does for every endpoint URL (docs/dynamodb.md).
+				// them, as LEDGER_DYNAMODB_SERIALIZE_WRITES=1 does (docs/dynamodb.md).
 				return openStore(t, ep.newEndpoint(t), nil, dynamo.Config{SerializeWrites: ep.name == "moto"})
 			})
 		})
