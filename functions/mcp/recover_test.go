@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	miniserver "github.com/truora/minidyn/server"
 
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
@@ -28,7 +30,7 @@ func TestLambdaRecoversAfterAFailedOpen(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	t.Setenv("AWS_REGION", "us-east-1")
 	const table = "created-later"
-	env := map[string]string{envTable: table, envEndpoint: mini.URL, envAuthor: lamAuthor}
+	env := map[string]string{envTable: table, envEndpoint: mini.URL}
 	fn, err := newLambdaFunction(context.Background(), lambdaGetenv(mapEnv(env)), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -48,9 +50,14 @@ func TestLambdaRecoversAfterAFailedOpen(t *testing.T) {
 	if status != http.StatusServiceUnavailable || body["store"] != "unavailable" || !strings.HasPrefix(body["error_id"], "err-") {
 		t.Fatalf("GET /healthz with no table = %d %s, want 503 with the store unavailable and an error id", status, raw)
 	}
-	_, isErr, text := lamTool[board.WorkspacesResult](t, invoke, lamLegacy, "list_workspaces", map[string]any{})
-	if !isErr || !strings.Contains(text, "error id err-") {
-		t.Fatalf("list_workspaces with no table: error=%v %q, want a tool error with an error id", isErr, text)
+	// An MCP call's credential cannot be checked without the store: 503,
+	// a JSON-RPC error, no internals.
+	lamCookie = auth.SessionCookie + "=" + auth.NewSecret()
+	t.Cleanup(func() { lamCookie = "" })
+	r := lamSend(t, invoke, lamRPCEvent(lamLegacy, 7, "tools/call", map[string]any{"name": "list_workspaces", "arguments": map[string]any{}}))
+	text := r.HTTP.Body
+	if r.HTTP.StatusCode != http.StatusServiceUnavailable || r.Error == nil {
+		t.Fatalf("list_workspaces with no table: HTTP %d %q, want 503 with a JSON-RPC error", r.HTTP.StatusCode, text)
 	}
 	for _, leak := range []string{raw, text} {
 		if strings.Contains(leak, "ResourceNotFound") || strings.Contains(leak, table) || strings.Contains(leak, "dynamo") {
@@ -66,19 +73,22 @@ func TestLambdaRecoversAfterAFailedOpen(t *testing.T) {
 	if err := dynamo.CreateTable(context.Background(), client, table); err != nil {
 		t.Fatal(err)
 	}
+	lamAddPerson(t, context.Background(), mini.URL, table)
 	deadline := time.Now().Add(2 * openBackoffCap)
 	for {
-		ws, isErr, text := lamTool[board.WorkspacesResult](t, invoke, lamLegacy, "list_workspaces", map[string]any{})
-		if !isErr {
-			if len(ws.Workspaces) != 2 { // inbox and reference; private is hidden
-				t.Fatalf("workspaces once open: %+v", ws)
-			}
+		lamCookie = ""
+		r := lamSend(t, invoke, lamForm("/signin", url.Values{"handle": {lamHandle}, "password": {lamPassword}}))
+		if c := lamSessionCookie(r.HTTP); r.HTTP.StatusCode == http.StatusSeeOther && c != "" {
+			lamCookie = c
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the store was never opened again: %s", text)
+			t.Fatalf("the store was never opened again: sign-in HTTP %d %s", r.HTTP.StatusCode, r.HTTP.Body)
 		}
 		time.Sleep(50 * time.Millisecond) // polling for the backoff to pass
+	}
+	if ws := lamOK[board.WorkspacesResult](t, invoke, lamLegacy, "list_workspaces", map[string]any{}); len(ws.Workspaces) != 3 {
+		t.Fatalf("workspaces once open, as a person: %+v", ws)
 	}
 	for {
 		status, _, raw := healthz()

@@ -43,7 +43,7 @@ func TestPolicyCacheBound(t *testing.T) {
 			a := newService(t, openStore(t, e, counter, dynamo.Config{Table: table, Now: clock.Now, PolicyTTL: 5 * time.Second, SerializeWrites: moto}))
 			b := newService(t, openStore(t, e, nil, dynamo.Config{Table: table, SerializeWrites: moto}))
 			made := mustCreate(t, a, "c", "soon hidden") // Open read the policy at the clock's start
-			if _, err := b.SetWorkspacePolicy(board.WithPrincipal(t.Context(), board.Principal{Author: "human", Source: board.SourceWeb}),
+			if _, err := b.SetWorkspacePolicy(board.WithPrincipal(t.Context(), board.Principal{Author: "human", Role: board.RoleAdmin, Source: board.SourceWeb}),
 				board.SetWorkspacePolicyInput{Workspace: "inbox", AIPolicy: board.PolicyHidden}); err != nil {
 				t.Fatal(err)
 			}
