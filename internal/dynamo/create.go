@@ -27,6 +27,11 @@ const (
 // one request. The transaction's condition on the counter catches a stale
 // cache; the failed condition returns the workspace item (ALL_OLD), and the
 // create is built again with the right number.
+// counterRaceBudget bounds how long one create keeps retrying after losing
+// the workspace counter to other instances' creates; well inside Lambda's
+// 29 s timeout.
+const counterRaceBudget = 20 * time.Second
+
 func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
 	// Creates in one workspace would only collide on its counter.
@@ -44,7 +49,14 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		}
 	}
 	var w writer
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	// A lost counter race means another create committed: the board made
+	// progress, so such losses do not count against maxAttempts (with five
+	// instances each working through a queue of creates, one call can lose
+	// dozens of times in a row while every other call succeeds). Only
+	// counterRaceBudget bounds how long one call keeps losing.
+	giveUp := time.Now().Add(counterRaceBudget)
+	stalled := 0
+	for attempt := 0; stalled < maxAttempts; attempt++ {
 		number := s.cache.next(tx.Workspace)
 		plan, err := tx.Build(number)
 		if err != nil {
@@ -79,6 +91,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			case recordTaken:
 				return ledger.Record{}, &ledger.ExistsError{Record: *old}
 			}
+			stalled++
 			continue // expired meanwhile: the key is free again
 		case c.failedAt(createWorkspace):
 			if err := s.counterMoved(ctx, tx, c.old[createWorkspace], number); err != nil {
@@ -87,10 +100,15 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			if attempt == 0 {
 				continue // one stale counter (another instance created): retry at once
 			}
-			// Lost again: back off with jitter, or instances racing for
-			// one counter can starve one of them past maxAttempts.
+			if time.Now().After(giveUp) {
+				return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s lost the race for the ticket counter for %s; nothing was written by this call", tx.Workspace, counterRaceBudget)
+			}
+			// Lost again: back off with jitter, so instances racing for
+			// one counter do not collide again in step.
 		case c.failedAt(createTicket):
 			return ledger.Record{}, fmt.Errorf("dynamo: ticket %s already exists although workspace %s's counter is at %d", plan.Ticket.ID, tx.Workspace, number)
+		default:
+			stalled++ // contention that is not another create's success
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return ledger.Record{}, err
