@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/google/uuid"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+)
+
+// loadChunk is how many tickets one LoadBulk call writes.
+const loadChunk = 2000
+
+func benchDynamo(ctx context.Context, sizes []int64, perCall int, endpoint string) error {
+	counter := &dynamo.RequestCounter{}
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Options: []func(*dynamodb.Options){counter.Register}})
+	if err != nil {
+		return err
+	}
+	table := "ledger-bench-scale-" + runID
+	store, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table, CreateTable: true, SerializeWrites: true})
+	if err != nil {
+		return err
+	}
+	defer client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://127.0.0.1", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	ctx = board.WithPrincipal(ctx, principal)
+	rows := map[string][]counts{}
+	var grown int64
+	for _, size := range sizes {
+		start := time.Now()
+		if err := growDynamo(ctx, store, grown+1, size); err != nil {
+			return err
+		}
+		grown = size
+		fmt.Fprintf(os.Stderr, "dynamodb: grew to %d tickets in %s\n", size, time.Since(start).Round(time.Second))
+		for _, c := range calls() {
+			cs, err := countCall(ctx, svc, counter, c, perCall)
+			if err != nil {
+				return fmt.Errorf("dynamodb %s at %d: %w", c.name, size, err)
+			}
+			rows[c.name] = append(rows[c.name], cs)
+		}
+	}
+	printDynamo(sizes, rows)
+	return nil
+}
+
+// growDynamo writes tickets from..to with dynamo's bulk loader: the same
+// items the write transactions put, sent 25 at a time with BatchWriteItem
+// (through the service, 100 000 creates take hours on moto).
+func growDynamo(ctx context.Context, store *dynamo.Store, from, to int64) error {
+	now := time.Now().UTC()
+	for start := from; start <= to; start += loadChunk {
+		var b dynamo.Bulk
+		for n := start; n <= min(start+loadChunk-1, to); n++ {
+			t, ev := bulkTicket(n, spec(n, now), now)
+			b.Tickets, b.Events = append(b.Tickets, t), append(b.Events, ev)
+			if n == busyTicket {
+				for i := range busyNotes {
+					at := now.Add(time.Duration(i+1) * time.Millisecond)
+					note := board.Note{ID: uuid.Must(uuid.NewV7()).String(), TicketID: t.ID, Body: fmt.Sprintf("Note %d: %s", i, lorem),
+						Author: principal.Author, Source: board.SourceMCP, CreatedAt: at}
+					b.Notes = append(b.Notes, note)
+					b.Events = append(b.Events, board.Event{ID: uuid.Must(uuid.NewV7()).String(), Workspace: workspace, TicketID: t.ID,
+						Type: board.EventNoteAdded, NoteID: note.ID, Author: principal.Author, Source: board.SourceMCP, At: at})
+				}
+			}
+		}
+		if err := store.LoadBulk(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bulkTicket is ticket n as the service would have built it, already in
+// its status, with its creation event.
+func bulkTicket(n int64, s ticketSpec, now time.Time) (board.Ticket, board.Event) {
+	id := fmt.Sprintf("%s-%d", workspace, n)
+	t := board.Ticket{ID: id, Workspace: workspace, Number: n, Title: s.title, Body: s.body, Status: s.status,
+		Priority: board.PriorityNormal, Tags: s.tags, Links: []board.Link{}, CreatedBy: principal.Author,
+		CreatedAt: now, UpdatedAt: now, Version: 1, URL: "http://127.0.0.1/tickets/" + id}
+	if t.Tags == nil {
+		t.Tags = []string{}
+	}
+	if s.owner != "" {
+		t.Owner = &s.owner
+	}
+	if s.due != "" {
+		t.Due = &s.due
+	}
+	if s.status == board.StatusDone {
+		t.CompletedAt = &now
+	}
+	ev := board.Event{ID: uuid.Must(uuid.NewV7()).String(), Workspace: workspace, TicketID: id, Type: board.EventTicketCreated,
+		Author: principal.Author, Source: board.SourceMCP, At: now}
+	return t, ev
+}
+
+// counts are one call's DynamoDB cost at one size (medians).
+type counts struct {
+	requests, items, returned int
+	ops                       string
+	wrong                     string
+}
+
+func countCall(ctx context.Context, svc *board.Service, counter *dynamo.RequestCounter, c call, n int) (counts, error) {
+	var reqs, items []int
+	var out counts
+	for i := range n {
+		counter.Reset()
+		got, err := c.fn(ctx, svc, i)
+		if errors.Is(err, errWrong) {
+			out.wrong, err = err.Error(), nil
+		}
+		if err != nil {
+			return out, err
+		}
+		reqs, items = append(reqs, counter.Total()), append(items, counter.ItemsRead())
+		out.returned, out.ops = got, counter.Ops()
+	}
+	slices.Sort(reqs)
+	slices.Sort(items)
+	out.requests, out.items = reqs[len(reqs)/2], items[len(items)/2]
+	return out, nil
+}
+
+// itemsConstant is the constant of the target "items read ≤ 2 × returned +
+// a constant".
+const itemsConstant = 50
+
+func printDynamo(sizes []int64, rows map[string][]counts) {
+	fmt.Printf("\n### DynamoDB: requests / items read / items returned per call\n\n| call |")
+	for _, s := range sizes {
+		fmt.Printf(" %s |", label(s))
+	}
+	fmt.Printf(" operations at %s | target |\n|---|", label(sizes[len(sizes)-1]))
+	for range sizes {
+		fmt.Print("---|")
+	}
+	fmt.Println("---|---|")
+	for _, c := range calls() {
+		r := rows[c.name]
+		fmt.Printf("| %s |", c.name)
+		met := true
+		for _, cs := range r {
+			fmt.Printf(" %d / %d / %d |", cs.requests, cs.items, cs.returned)
+			if c.read && cs.items > 2*cs.returned+itemsConstant {
+				met = false
+			}
+			if c.name == "get_workspace_summary" && cs.requests > 4 {
+				met = false
+			}
+		}
+		verdict := "met"
+		switch {
+		case !c.read:
+			verdict = "(write)"
+		case !met:
+			verdict = "**missed**"
+		}
+		fmt.Printf(" %s | %s |\n", r[len(r)-1].ops, verdict)
+	}
+	for _, c := range calls() {
+		for i, cs := range rows[c.name] {
+			if cs.wrong != "" {
+				fmt.Printf("\n- %s at %s: %s", c.name, label(sizes[i]), cs.wrong)
+			}
+		}
+	}
+	fmt.Println()
+}

@@ -1,0 +1,147 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// Bulk is what LoadBulk writes: tickets (each with the event of its
+// creation, if given) and notes.
+type Bulk struct {
+	Tickets []board.Ticket
+	Events  []board.Event
+	Notes   []board.Note
+}
+
+// batchWriteMax is BatchWriteItem's limit of requests per call.
+const batchWriteMax = 25
+
+// LoadBulk writes tickets, events and notes straight into the table with
+// BatchWriteItem, built by the same item builders as the write
+// transactions (so every index item and index attribute is there), then
+// raises each workspace's counter and counts to match. It exists to grow
+// benchmark boards quickly (bench/cmd/scale): it writes no request records,
+// is not atomic and not exactly-once, and must not run while the
+// workspaces it fills take other writes. Tickets must be new (not yet
+// stored): their counts are added, not recomputed.
+func (s *Store) LoadBulk(ctx context.Context, b Bulk) error {
+	var items []map[string]types.AttributeValue
+	next := map[string]int64{}
+	counts := map[string]map[board.Status]int64{}
+	for _, t := range b.Tickets {
+		ticketItems, err := ticketItems(t)
+		if err != nil {
+			return err
+		}
+		items = append(items, ticketItems...)
+		next[t.Workspace] = max(next[t.Workspace], t.Number+1)
+		if counts[t.Workspace] == nil {
+			counts[t.Workspace] = map[board.Status]int64{}
+		}
+		counts[t.Workspace][t.Status]++
+	}
+	for _, e := range b.Events {
+		item, err := eventItem(e)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
+	}
+	for _, n := range b.Notes {
+		item, err := noteItem(n)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
+	}
+	for start := 0; start < len(items); start += batchWriteMax {
+		if err := s.batchPut(ctx, items[start:min(start+batchWriteMax, len(items))]); err != nil {
+			return err
+		}
+	}
+	for slug, n := range next {
+		if err := s.raiseCounter(ctx, slug, n, counts[slug]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchPut writes up to 25 items, sending again what DynamoDB leaves
+// unprocessed, with backoff.
+func (s *Store) batchPut(ctx context.Context, items []map[string]types.AttributeValue) error {
+	reqs := make([]types.WriteRequest, len(items))
+	for i, item := range items {
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
+	}
+	for attempt := 0; len(reqs) > 0; attempt++ {
+		if attempt >= maxAttempts {
+			return errors.New("dynamo: BatchWriteItem kept leaving items unprocessed")
+		}
+		if attempt > 0 {
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+		}
+		out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: reqs}})
+		if err != nil {
+			return fmt.Errorf("dynamo: loading items: %w", err)
+		}
+		reqs = out.UnprocessedItems[s.table]
+	}
+	return nil
+}
+
+// raiseCounter moves a workspace's counter up to at least next and adds
+// to its counts.
+func (s *Store) raiseCounter(ctx context.Context, slug string, next int64, counts map[board.Status]int64) error {
+	expr := "SET #next = :next"
+	names := map[string]string{"#next": attrNextNum, "#pk": attrPK}
+	values := map[string]types.AttributeValue{":next": num(next)}
+	add := ""
+	for i, st := range board.Statuses {
+		if counts[st] == 0 {
+			continue
+		}
+		name, value := fmt.Sprintf("#c%d", i), fmt.Sprintf(":c%d", i)
+		names[name], values[value] = countAttr(st), num(counts[st])
+		if add != "" {
+			add += ", "
+		}
+		add += name + " " + value
+	}
+	if add != "" {
+		expr += " ADD " + add
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       workspaceKey(slug),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("attribute_exists(#pk)"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+	if err != nil {
+		return fmt.Errorf("dynamo: raising the counter of %s: %w", slug, err)
+	}
+	s.cache.setNext(slug, next)
+	return nil
+}
+
+// ticketItems is a ticket's item with every item that indexes it.
+func ticketItems(t board.Ticket) ([]map[string]types.AttributeValue, error) {
+	item, err := ticketItem(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize("ticket", item); err != nil {
+		return nil, err
+	}
+	return []map[string]types.AttributeValue{item}, nil
+}
