@@ -136,14 +136,6 @@ func (s *openingStore) SetWorkspacePolicy(ctx context.Context, slug string, poli
 	return st.SetWorkspacePolicy(ctx, slug, policy, ev)
 }
 
-func (s *openingStore) GetTicketDetail(ctx context.Context, id string) (board.TicketDetail, board.AIPolicy, error) {
-	st, err := s.get(ctx)
-	if err != nil {
-		return board.TicketDetail{}, "", err
-	}
-	return st.GetTicketDetail(ctx, id)
-}
-
 func (s *openingStore) ListTickets(ctx context.Context, q board.TicketQuery) (board.TicketPage, error) {
 	st, err := s.get(ctx)
 	if err != nil {
@@ -246,4 +238,36 @@ func (s *openingStore) Close() error {
 		return nil
 	}
 	return s.store.Close()
+}
+
+func (s *openingStore) ReadTicket(ctx context.Context, q board.TicketRead) (board.TicketActivity, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return board.TicketActivity{}, err
+	}
+	return st.ReadTicket(ctx, q)
+}
+
+func (s *openingStore) ListNotes(ctx context.Context, q board.ActivityQuery) (board.NotePage, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return board.NotePage{}, err
+	}
+	return st.ListNotes(ctx, q)
+}
+
+func (s *openingStore) ListHistory(ctx context.Context, q board.ActivityQuery) (board.EventPage, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return board.EventPage{}, err
+	}
+	return st.ListHistory(ctx, q)
+}
+
+func (s *openingStore) ReadSummary(ctx context.Context, q board.SummaryQuery) (board.SummaryRead, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return board.SummaryRead{}, err
+	}
+	return st.ReadSummary(ctx, q)
 }

@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -58,52 +57,38 @@ func (s *Service) visibleWorkspace(ctx context.Context, slug string) (Workspace,
 	return w, nil
 }
 
-// GetWorkspaceSummary is the overview to read before writing.
+// GetWorkspaceSummary is the overview to read before writing. Its due_soon
+// lists open tickets (any status but done) due within dueSoonDays, overdue
+// included, earliest due first.
 func (s *Service) GetWorkspaceSummary(ctx context.Context, in WorkspaceInput) (WorkspaceSummary, error) {
-	w, err := s.visibleWorkspace(ctx, in.Workspace)
-	if err != nil {
+	if err := ValidateSlug(in.Workspace); err != nil {
 		return WorkspaceSummary{}, err
 	}
-	waiting, err := s.store.ListTickets(ctx, TicketQuery{Workspace: w.Slug, Status: StatusWaitingAI, Limit: summaryWaiting})
+	r, err := s.store.ReadSummary(ctx, SummaryQuery{
+		Workspace: in.Workspace,
+		Readable:  readablePolicies(PrincipalFrom(ctx)),
+		Waiting:   summaryWaiting,
+		DueBy:     s.now().AddDate(0, 0, dueSoonDays).Format(time.DateOnly),
+		Due:       summaryDue,
+		Events:    summaryEvents,
+		MaxBytes:  MaxAnswerBytes,
+	})
+	var denied *PolicyError
+	if errors.Is(err, ErrNotFound) || errors.As(err, &denied) {
+		return WorkspaceSummary{}, workspaceNotFound(in.Workspace)
+	}
 	if err != nil {
 		return WorkspaceSummary{}, s.storeFailure(err)
 	}
-	dueBy := s.now().AddDate(0, 0, dueSoonDays).Format(time.DateOnly)
-	due, err := s.store.ListTickets(ctx, TicketQuery{Workspace: w.Slug, DueBy: dueBy, Limit: MaxLimit})
-	if err != nil {
-		return WorkspaceSummary{}, s.storeFailure(err)
-	}
-	dueSoon := []Ticket{}
-	for _, t := range due.Tickets {
-		if t.Status != StatusDone {
-			dueSoon = append(dueSoon, t)
-		}
-	}
-	slices.SortStableFunc(dueSoon, func(a, b Ticket) int { return compareStrings(*a.Due, *b.Due) })
-	if len(dueSoon) > summaryDue {
-		dueSoon = dueSoon[:summaryDue]
-	}
-	events, err := s.store.ListEvents(ctx, w.Slug, summaryEvents)
-	if err != nil {
-		return WorkspaceSummary{}, s.storeFailure(err)
-	}
+	w := r.Workspace
+	w.Counts = fullCounts(w.Counts)
 	return WorkspaceSummary{
 		Workspace:    w,
 		Counts:       w.Counts,
-		WaitingAI:    s.decorate(waiting.Tickets),
-		DueSoon:      s.decorate(dueSoon),
-		RecentEvents: nonNilEvents(events),
+		WaitingAI:    s.decorate(r.WaitingAI),
+		DueSoon:      s.decorate(r.DueSoon),
+		RecentEvents: nonNilEvents(r.Events),
 	}, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // decorate fills the fields computed on read (url) and non-nil lists.
@@ -138,7 +123,8 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 	if err := in.Validate(); err != nil {
 		return TicketList{}, err
 	}
-	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Query: in.Query, Limit: in.Limit}
+	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Query: in.Query, Limit: in.Limit,
+		Readable: readablePolicies(PrincipalFrom(ctx)), MaxBytes: MaxAnswerBytes, MaxScan: DefaultScan}
 	if in.Cursor != "" {
 		before, err := decodeCursor(in.Cursor, q)
 		if err != nil {
@@ -147,37 +133,44 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 		q.Before = before
 	}
 	page, err := s.store.ListTickets(ctx, q)
-	if errors.Is(err, ErrNotFound) || (err == nil && !readable(PrincipalFrom(ctx), page.Policy)) {
+	var denied *PolicyError
+	if errors.Is(err, ErrNotFound) || errors.As(err, &denied) || (err == nil && !readable(PrincipalFrom(ctx), page.Policy)) {
 		return TicketList{}, workspaceNotFound(in.Workspace)
 	}
 	if err != nil {
 		return TicketList{}, s.storeFailure(err)
 	}
-	out := TicketList{Tickets: s.decorate(page.Tickets)}
-	if page.More && len(page.Tickets) > 0 {
-		c := encodeCursor(page.Tickets[len(page.Tickets)-1].Number, q)
+	out := TicketList{Tickets: s.decorate(page.Tickets), Partial: page.Partial, query: q}
+	if next := page.ContinueBelow(); next > 0 {
+		c := encodeCursor(next, q)
 		out.NextCursor = &c
 	}
 	return out, nil
 }
 
-// GetTicket returns a ticket with its notes and history.
+// GetTicket returns a ticket with its newest notes and history events, and
+// cursors to the older ones. The store decides the policy before it reads
+// notes and history, so a ticket hidden from the caller costs what an
+// absent one costs.
 func (s *Service) GetTicket(ctx context.Context, in TicketIDInput) (TicketDetail, error) {
 	if _, _, err := ParseTicketID(in.ID); err != nil {
 		return TicketDetail{}, err
 	}
-	d, policy, err := s.store.GetTicketDetail(ctx, in.ID)
-	if errors.Is(err, ErrNotFound) || (err == nil && !readable(PrincipalFrom(ctx), policy)) {
-		return TicketDetail{}, ticketNotFound(in.ID)
+	a, err := s.store.ReadTicket(ctx, TicketRead{ID: in.ID, Notes: DetailNotes, Events: DetailEvents,
+		Readable: readablePolicies(PrincipalFrom(ctx))})
+	if err == nil && !readable(PrincipalFrom(ctx), a.Policy) {
+		err = &PolicyError{Policy: a.Policy} // a store that did not check: answer the same
 	}
-	if err != nil {
-		return TicketDetail{}, s.storeFailure(err)
+	if err := s.activityFailure(err, in.ID); err != nil {
+		return TicketDetail{}, err
 	}
-	d.Ticket = s.decorateOne(d.Ticket)
-	if d.Notes == nil {
-		d.Notes = []Note{}
+	d := TicketDetail{Ticket: s.decorateOne(a.Ticket), Notes: nonNil(a.Notes), History: nonNilEvents(a.History)}
+	if a.MoreNotes && len(a.Notes) > 0 {
+		d.NotesCursor = encodeActivityCursor(in.ID, activityNotes, notePosition(a.Notes[0]))
 	}
-	d.History = nonNilEvents(d.History)
+	if a.MoreHistory && len(a.History) > 0 {
+		d.HistoryCursor = encodeActivityCursor(in.ID, activityHistory, eventPosition(a.History[0]))
+	}
 	return d, nil
 }
 

@@ -22,6 +22,23 @@ type WorkspaceSummary struct {
 type TicketList struct {
 	Tickets    []Ticket `json:"tickets"`
 	NextCursor *string  `json:"next_cursor"`
+	Partial    bool     `json:"partial,omitempty" jsonschema:"true when this page holds fewer tickets than limit because the call reached a bound (the tickets one search call may read, or the size of one answer) before filling it: more may match, call again with next_cursor"`
+
+	query TicketQuery // the filters, for cursors made when the page is cut to size
+}
+
+// NoteList is one page of a ticket's notes.
+type NoteList struct {
+	TicketID   string  `json:"ticket_id"`
+	Notes      []Note  `json:"notes" jsonschema:"notes before the cursor's position, oldest first"`
+	NextCursor *string `json:"next_cursor" jsonschema:"older notes exist: pass this back to read them; null when this page reaches the first note"`
+}
+
+// HistoryList is one page of a ticket's history.
+type HistoryList struct {
+	TicketID   string  `json:"ticket_id"`
+	History    []Event `json:"history" jsonschema:"events before the cursor's position, oldest first"`
+	NextCursor *string `json:"next_cursor" jsonschema:"older events exist: pass this back to read them; null when this page reaches the first event"`
 }
 
 // TicketResult answers create_ticket and update_ticket.

@@ -33,11 +33,10 @@ type Store interface {
 	// SetWorkspacePolicy changes ai_policy and appends the event.
 	SetWorkspacePolicy(ctx context.Context, slug string, policy AIPolicy, ev Event) error
 
-	// GetTicketDetail returns a ticket with its notes and history (oldest
-	// first) and its workspace's policy, or ErrNotFound.
-	GetTicketDetail(ctx context.Context, id string) (TicketDetail, AIPolicy, error)
 	// ListTickets returns one page, newest (highest number) first, with the
-	// workspace's policy; ErrNotFound when the workspace does not exist.
+	// workspace's policy; ErrNotFound when the workspace does not exist,
+	// *PolicyError (with no ticket read) when its policy is not in
+	// q.Readable.
 	ListTickets(ctx context.Context, q TicketQuery) (TicketPage, error)
 	// ListEvents returns a workspace's most recent events, newest first.
 	ListEvents(ctx context.Context, workspace string, limit int) ([]Event, error)
@@ -77,6 +76,8 @@ type Store interface {
 	Pinger       // pinger.go
 
 	Close() error
+
+	BoundedReads
 }
 
 // ErrNotFound is returned by stores for a missing workspace, ticket or record.
@@ -107,17 +108,51 @@ type TicketQuery struct {
 	Status    Status
 	Owner     string
 	Tag       string
-	Query     string // case-insensitive substring of title or body
-	DueBy     string // YYYY-MM-DD: only tickets with a due date on or before it
+	Query     string // case-insensitive substring of title or body (apart: never across the two)
 	Before    int64
 	Limit     int
+	// Readable: nil reads any workspace; otherwise the policies the caller
+	// may read.
+	Readable []AIPolicy
+	// MaxBytes bounds the page's text (Ticket.TextBytes): the store stops
+	// adding tickets once the page holds this much, and says More. The
+	// first ticket is always returned. 0: no bound.
+	MaxBytes int
+	// MaxScan bounds the tickets a store examines beyond what an index
+	// answers exactly (a text search, a second filter): once it has looked
+	// at this many without filling the page, it returns what it found with
+	// Partial and Next. 0: DefaultScan.
+	MaxScan int
 }
+
+// DefaultScan is TicketQuery.MaxScan when the caller names none.
+const DefaultScan = 1000
 
 // TicketPage is one page of a listing.
 type TicketPage struct {
 	Policy  AIPolicy
 	Tickets []Ticket
-	More    bool // more tickets match after the last one
+	// More: tickets may match below Next (or, when Next is 0, below the
+	// last ticket of the page).
+	More bool
+	Next int64
+	// Partial: the page stopped at MaxScan or MaxBytes with fewer than
+	// Limit tickets; matches may follow below Next.
+	Partial bool
+}
+
+// ContinueBelow is the number a listing continues below after this page,
+// or 0 when nothing follows.
+func (p TicketPage) ContinueBelow() int64 {
+	switch {
+	case !p.More:
+		return 0
+	case p.Next > 0:
+		return p.Next
+	case len(p.Tickets) > 0:
+		return p.Tickets[len(p.Tickets)-1].Number
+	}
+	return 0
 }
 
 // WriteContext is what LoadForWrite returns.

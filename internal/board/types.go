@@ -123,9 +123,12 @@ type Event struct {
 	At         time.Time `json:"at"`
 }
 
-// TicketDetail is a ticket with its notes and history, oldest first.
+// TicketDetail is a ticket with its newest notes and history events, each
+// list oldest first, and cursors to the older ones.
 type TicketDetail struct {
-	Ticket  Ticket  `json:"ticket"`
-	Notes   []Note  `json:"notes"`
-	History []Event `json:"history"`
+	Ticket        Ticket  `json:"ticket"`
+	Notes         []Note  `json:"notes" jsonschema:"the newest notes (up to 20), oldest first"`
+	NotesCursor   *string `json:"notes_cursor" jsonschema:"older notes exist: pass this to list_ticket_notes to read them; null when every note is in notes"`
+	History       []Event `json:"history" jsonschema:"the newest history events (up to 20), oldest first"`
+	HistoryCursor *string `json:"history_cursor" jsonschema:"older events exist: pass this to list_ticket_history to read them; null when the whole history is here"`
 }

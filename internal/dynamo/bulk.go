@@ -143,5 +143,9 @@ func ticketItems(t board.Ticket) ([]map[string]types.AttributeValue, error) {
 	if err := checkSize("ticket", item); err != nil {
 		return nil, err
 	}
-	return []map[string]types.AttributeValue{item}, nil
+	items := []map[string]types.AttributeValue{item}
+	for _, tag := range t.Tags {
+		items = append(items, tagItem(t, tag))
+	}
+	return items, nil
 }

@@ -201,7 +201,7 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
-	return items, nil
+	return append(items, s.tagWrites(nil, plan.Ticket)...), nil
 }
 
 // counterUpdate takes number from the workspace's counter and counts the

@@ -65,10 +65,29 @@ func ticketItem(t board.Ticket) (map[string]types.AttributeValue, error) {
 	}
 	if t.Due != nil && *t.Due != "" {
 		item[attrDue] = str(*t.Due)
+		if t.Status != board.StatusDone {
+			// Open with a due date: in the open-due index, which the
+			// summary's due_soon reads earliest first.
+			item[attrDueWS] = str(t.Workspace)
+			item[attrDueKey] = str(*t.Due + "#" + paddedNumber(t.Number))
+		}
 	}
 	item[attrTags] = str(tagsValue(t.Tags))
 	return item, nil
 }
+
+// tagItem indexes one tag of a ticket: the tickets_by_tag index (keys only)
+// lists a workspace's tickets with a tag, newest first. A ticket's tag items
+// are written and deleted in the transaction that sets its tags.
+func tagItem(t board.Ticket, tag string) map[string]types.AttributeValue {
+	item := key(pkTagsPrefix+t.ID, tag)
+	item[attrWSTag] = str(t.Workspace + "#" + tag)
+	item[attrNumKey] = numberKey(t.Number)
+	return item
+}
+
+// tagKey is the key of a ticket's tag item.
+func tagKey(id, tag string) map[string]types.AttributeValue { return key(pkTagsPrefix+id, tag) }
 
 func tagsValue(tags []string) string { return "|" + strings.Join(tags, "|") + "|" }
 

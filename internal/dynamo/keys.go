@@ -26,6 +26,13 @@ const (
 	attrWSOwner    = "tk_ws_owner"  // <slug>#<owner>; absent when no owner (sparse)
 	attrEventWS    = "ev_ws"        // <slug>, on every event
 	attrEventOrder = "ev_at"        // <fixed-width time>#<event id>
+	// On tag items only (one per tag of a ticket): <slug>#<tag>. '#' is
+	// neither a slug nor a tag character.
+	attrWSTag = "tg_ws_tag"
+	// On open tickets with a due date only (sparse): <slug>, and
+	// <due>#<zero-padded number>, so the index lists them earliest due first.
+	attrDueWS  = "du_ws"
+	attrDueKey = "du_key"
 )
 
 // Index names.
@@ -34,7 +41,12 @@ const (
 	indexByStatus = "tickets_by_status" // tk_ws_status, tk_n
 	indexByOwner  = "tickets_by_owner"  // tk_ws_owner, tk_n
 	indexEvents   = "events"            // ev_ws, ev_at: a workspace's history
+	indexByTag    = "tickets_by_tag"    // tg_ws_tag, tk_n: tag items (keys only)
+	indexOpenDue  = "tickets_open_due"  // du_ws, du_key: open tickets with a due date
 )
+
+// indexNames are every index the store queries; EnsureTable checks them.
+var indexNames = []string{indexTickets, indexByStatus, indexByOwner, indexEvents, indexByTag, indexOpenDue}
 
 // Partition key prefixes and fixed sort keys.
 const (
@@ -42,6 +54,7 @@ const (
 	pkRequestPrefix  = "R#"  // R#<principal>#<request_id>
 	pkTicketPrefix   = "T#"  // T#<ticket id>: the ticket, its notes, its events
 	pkWSEventsPrefix = "WE#" // WE#<slug>: events of a workspace itself
+	pkTagsPrefix     = "G#"  // G#<ticket id>: the ticket's tag items, sort key = the tag
 	skRequest        = "R"
 	skTicket         = "T"
 	skNotePrefix     = "N#"
@@ -68,7 +81,9 @@ func orderTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.
 
 // numberKey pads a ticket number to 19 digits (every positive int64 fits),
 // so text order is number order.
-func numberKey(n int64) types.AttributeValue { return str(fmt.Sprintf("%019d", n)) }
+func numberKey(n int64) types.AttributeValue { return str(paddedNumber(n)) }
+
+func paddedNumber(n int64) string { return fmt.Sprintf("%019d", n) }
 
 func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 

@@ -2,46 +2,22 @@ package dynamo
 
 import (
 	"context"
-	"sync"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// withPolicy runs read while it finds the workspace's policy: from the
-// cache when read within PolicyTTL (one request in all), otherwise by a
-// consistent GetItem sent at the same time as read (two requests, one round
-// trip of latency). exists is false when the workspace does not exist.
-func (s *Store) withPolicy(ctx context.Context, slug string, read func(context.Context) error) (policy board.AIPolicy, exists bool, err error) {
-	if p, ok := s.cache.policy(slug, s.policyTTL); ok {
-		return p, true, read(ctx)
+// readableWorkspace decides a read's policy before the read touches a
+// ticket: from the cache when the policy was read within PolicyTTL (no
+// request), otherwise by a consistent GetItem of the workspace (one request
+// before the read's own). ErrNotFound when the workspace does not exist;
+// *board.PolicyError when its policy is not in readable. So a ticket the
+// caller may not see costs no more than an absent one: nothing of it is read.
+func (s *Store) readableWorkspace(ctx context.Context, slug string, readable []board.AIPolicy) (board.AIPolicy, error) {
+	policy, err := s.WorkspacePolicy(ctx, slug)
+	if err != nil {
+		return "", err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	var readErr error
-	wg.Go(func() {
-		readErr = read(ctx)
-		if readErr != nil {
-			cancel() // the policy is not needed any more
-		}
-	})
-	item, getErr := s.getItem(ctx, workspaceKey(slug))
-	if getErr != nil {
-		cancel()
-	}
-	wg.Wait()
-	switch {
-	case readErr != nil:
-		return "", false, readErr
-	case getErr != nil:
-		return "", false, getErr
-	case item == nil:
-		s.cache.forget(slug)
-		return "", false, nil
-	}
-	w := decodeWorkspace(item)
-	s.cache.remember(w)
-	return w.Workspace.AIPolicy, true, nil
+	return policy, board.CheckPolicy(readable, policy)
 }
 
 // WorkspacePolicy answers from the cache when the policy was read within

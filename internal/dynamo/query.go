@@ -29,3 +29,13 @@ func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput, want int)
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 }
+
+// query sends one Query in this process's read turn (serialize.go).
+func (s *Store) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	done, err := s.readTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return s.db.Query(ctx, in)
+}

@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,63 +13,6 @@ import (
 
 // defaultEvents is ListEvents' page when the caller names no limit.
 const defaultEvents = 20
-
-// GetTicketDetail reads the ticket's partition (the ticket, its notes and
-// its events) in one consistent Query; the policy comes from withPolicy.
-func (s *Store) GetTicketDetail(ctx context.Context, id string) (board.TicketDetail, board.AIPolicy, error) {
-	slug, _, err := board.ParseTicketID(id)
-	if err != nil {
-		return board.TicketDetail{}, "", board.ErrNotFound
-	}
-	var items []map[string]types.AttributeValue
-	policy, exists, err := s.withPolicy(ctx, slug, func(ctx context.Context) error {
-		var err error
-		items, err = s.queryAll(ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(s.table),
-			KeyConditionExpression:    aws.String("#pk = :pk"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkTicketPrefix + id)},
-			ConsistentRead:            aws.Bool(true),
-		}, 0)
-		return err
-	})
-	if err != nil {
-		return board.TicketDetail{}, "", err
-	}
-	if !exists {
-		return board.TicketDetail{}, "", board.ErrNotFound
-	}
-	var d board.TicketDetail
-	found := false
-	// Sort keys order the partition: E#… (events), N#… (notes), T (ticket);
-	// events and notes are each oldest first.
-	for _, item := range items {
-		sk := getS(item, attrSK)
-		switch {
-		case sk == skTicket:
-			if d.Ticket, err = decodeTicket(item); err != nil {
-				return board.TicketDetail{}, "", err
-			}
-			found = true
-		case strings.HasPrefix(sk, skNotePrefix):
-			n, err := decodeDoc[board.Note](item)
-			if err != nil {
-				return board.TicketDetail{}, "", err
-			}
-			d.Notes = append(d.Notes, n)
-		case strings.HasPrefix(sk, skEventPrefix):
-			e, err := decodeDoc[board.Event](item)
-			if err != nil {
-				return board.TicketDetail{}, "", err
-			}
-			d.History = append(d.History, e)
-		}
-	}
-	if !found {
-		return board.TicketDetail{}, "", board.ErrNotFound
-	}
-	return d, policy, nil
-}
 
 // ListEvents is one Query of the events index, newest first.
 func (s *Store) ListEvents(ctx context.Context, workspace string, limit int) ([]board.Event, error) {

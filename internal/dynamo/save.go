@@ -135,6 +135,10 @@ func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteIt
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
+	if tx.After != nil {
+		// Last: the conditional items keep their positions.
+		items = append(items, s.tagWrites(&tx.Before, *tx.After)...)
+	}
 	return items, at, nil
 }
 

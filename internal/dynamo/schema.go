@@ -17,20 +17,23 @@ import (
 // become ACTIVE (DynamoDB takes seconds to minutes; local endpoints none).
 const tableReadyTimeout = 5 * time.Minute
 
-// CreateTableInput is the table's schema: the key, the four indexes and
+// CreateTableInput is the table's schema: the key, the six indexes and
 // on-demand billing. The SAM template declares the same (docs/dynamodb.md).
 func CreateTableInput(table string) *dynamodb.CreateTableInput {
-	gsi := func(name, pk, sk string) types.GlobalSecondaryIndex {
+	gsiWith := func(name, pk, sk string, p *types.Projection) types.GlobalSecondaryIndex {
 		return types.GlobalSecondaryIndex{
 			IndexName: aws.String(name),
 			KeySchema: []types.KeySchemaElement{
 				{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
 			},
-			// ALL: list filters (tag, text, due, owner) read attributes
-			// other than the keys, and a filter sees only projected ones.
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: p,
 		}
+	}
+	gsi := func(name, pk, sk string) types.GlobalSecondaryIndex {
+		// ALL: list filters (text, owner under a status) read attributes
+		// other than the keys, and a filter sees only projected ones.
+		return gsiWith(name, pk, sk, &types.Projection{ProjectionType: types.ProjectionTypeAll})
 	}
 	attr := func(name string, t types.ScalarAttributeType) types.AttributeDefinition {
 		return types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: t}
@@ -51,12 +54,21 @@ func CreateTableInput(table string) *dynamodb.CreateTableInput {
 			attr(attrNumKey, types.ScalarAttributeTypeS),
 			attr(attrEventWS, types.ScalarAttributeTypeS),
 			attr(attrEventOrder, types.ScalarAttributeTypeS),
+			attr(attrWSTag, types.ScalarAttributeTypeS),
+			attr(attrDueWS, types.ScalarAttributeTypeS),
+			attr(attrDueKey, types.ScalarAttributeTypeS),
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 			gsi(indexTickets, attrWS, attrNumKey),
 			gsi(indexByStatus, attrWSStatus, attrNumKey),
 			gsi(indexByOwner, attrWSOwner, attrNumKey),
 			gsi(indexEvents, attrEventWS, attrEventOrder),
+			// Tag items carry no ticket: a tag listing reads the keys here,
+			// then the tickets by key.
+			gsiWith(indexByTag, attrWSTag, attrNumKey, &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}),
+			// due_soon reads whole tickets from here, and nothing else.
+			gsiWith(indexOpenDue, attrDueWS, attrDueKey, &types.Projection{ProjectionType: types.ProjectionTypeInclude,
+				NonKeyAttributes: []string{attrDoc, zipped(attrDoc), attrNum}}),
 		},
 	}
 }
@@ -105,7 +117,7 @@ func checkSchema(d *types.TableDescription, table string) error {
 	for _, g := range d.GlobalSecondaryIndexes {
 		have = append(have, aws.ToString(g.IndexName))
 	}
-	for _, want := range []string{indexTickets, indexByStatus, indexByOwner, indexEvents} {
+	for _, want := range indexNames {
 		if !slices.Contains(have, want) {
 			return fmt.Errorf("dynamo: table %s exists but lacks index %q (has %v); it was not created by this version: create it with dynamo.CreateTable or the SAM template", table, want, have)
 		}

@@ -133,11 +133,21 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	return nil
 }
 
+// batchGetMax is BatchGetItem's limit of keys per call.
+const batchGetMax = 100
+
 // batchGet reads items by key with strongly consistent reads, in one
 // request unless DynamoDB leaves keys unprocessed (then those are asked
 // again, with backoff: a partial answer is no error, so the SDK does not
 // retry it). found[i] is nil for an absent item.
 func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	return s.batchRead(ctx, keys, true, "", nil)
+}
+
+// batchRead is batchGet with a choice of consistency and a projection
+// (which must include pk and sk: the answers are matched to keys by them).
+func (s *Store) batchRead(ctx context.Context, keys []map[string]types.AttributeValue, consistent bool,
+	projection string, names map[string]string) ([]map[string]types.AttributeValue, error) {
 	found := make([]map[string]types.AttributeValue, len(keys))
 	index := make(map[string]int, len(keys))
 	for i, k := range keys {
@@ -153,13 +163,15 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 				return nil, err
 			}
 		}
+		ka := types.KeysAndAttributes{Keys: pending, ConsistentRead: aws.Bool(consistent)}
+		if projection != "" {
+			ka.ProjectionExpression, ka.ExpressionAttributeNames = aws.String(projection), names
+		}
 		done, err := s.readTurn(ctx)
 		if err != nil {
 			return nil, err
 		}
-		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-			s.table: {Keys: pending, ConsistentRead: aws.Bool(true)},
-		}})
+		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{s.table: ka}})
 		done()
 		if err != nil {
 			return nil, err

@@ -8,7 +8,7 @@ import (
 )
 
 var (
-	readTools  = []string{"list_workspaces", "get_workspace_summary", "list_tickets", "get_ticket", "find_request"}
+	readTools  = []string{"list_workspaces", "get_workspace_summary", "list_tickets", "get_ticket", "list_ticket_notes", "list_ticket_history", "find_request"}
 	writeTools = []string{"create_ticket", "update_ticket", "move_ticket", "add_note"}
 )
 

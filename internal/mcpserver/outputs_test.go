@@ -50,6 +50,10 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		{"list_tickets", map[string]any{"workspace": "inbox", "limit": 1}},
 		{"get_ticket", map[string]any{"id": "inbox-1"}},
 		{"get_ticket", map[string]any{"id": "inbox-2"}},
+		{"list_ticket_notes", map[string]any{"id": "inbox-2"}},
+		{"list_ticket_notes", map[string]any{"id": "inbox-1", "limit": 1}},
+		{"list_ticket_history", map[string]any{"id": "inbox-1", "limit": 1}},
+		{"list_ticket_history", map[string]any{"id": "inbox-2"}},
 		{"find_request", map[string]any{"request_id": "o3"}},
 		{"find_request", map[string]any{"request_id": "never"}},
 	}

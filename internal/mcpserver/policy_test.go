@@ -79,7 +79,7 @@ func TestPolicyForEveryTool(t *testing.T) {
 
 	// Nothing was written by any refused call: one ticket each, one event each.
 	for _, slug := range []string{"reference", "private"} {
-		d, _, err := e.Store.GetTicketDetail(t.Context(), slug+"-1")
+		d, err := e.Store.ReadTicket(t.Context(), board.TicketRead{ID: slug + "-1", Notes: 10, Events: 10})
 		if err != nil || d.Ticket.Version != 1 || len(d.Notes) != 0 || len(d.History) != 1 || d.Ticket.Status != board.StatusCandidate {
 			t.Errorf("%s-1 changed by refused calls: %+v %v", slug, d, err)
 		}

@@ -44,15 +44,27 @@ func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 
 	add(s, who, &mcp.Tool{
 		Name:        "list_tickets",
-		Description: "List tickets of a workspace, newest first, filtered by status, owner, tag or text. Pages with limit (1-100, default 20) and cursor: pass next_cursor back to get the next page; null means the last page.",
+		Description: "List tickets of a workspace, newest first, filtered by status, owner, tag or text (a case-insensitive substring of title or body). Pages with limit (1-100, default 20) and cursor: pass next_cursor back to get the next page; null means the last page. A page can hold fewer tickets than limit and still have a next_cursor (partial: true) when a search reached the most one call may read, or the answer its size bound: keep calling with next_cursor until it is null.",
 		Annotations: readOnly("List tickets"),
 	}, svc.ListTickets)
 
 	add(s, who, &mcp.Tool{
 		Name:        "get_ticket",
-		Description: "Read one ticket by id (e.g. inbox-21) with its notes and full history.",
+		Description: "Read one ticket by id (e.g. inbox-21) with its newest notes and history events (up to 20 of each, oldest first). When older ones exist, notes_cursor and history_cursor are set: pass them to list_ticket_notes and list_ticket_history.",
 		Annotations: readOnly("Get ticket"),
 	}, svc.GetTicket)
+
+	add(s, who, &mcp.Tool{
+		Name:        "list_ticket_notes",
+		Description: "Page back through a ticket's notes: without cursor the newest page, with notes_cursor from get_ticket or next_cursor from this tool the page before it. Each page is oldest first; next_cursor null means the first note is reached.",
+		Annotations: readOnly("List ticket notes"),
+	}, svc.ListTicketNotes)
+
+	add(s, who, &mcp.Tool{
+		Name:        "list_ticket_history",
+		Description: "Page back through a ticket's history events (created, updated, moved, notes added): without cursor the newest page, with history_cursor from get_ticket or next_cursor from this tool the page before it. Each page is oldest first; next_cursor null means the ticket's creation is reached.",
+		Annotations: readOnly("List ticket history"),
+	}, svc.ListTicketHistory)
 
 	add(s, who, &mcp.Tool{
 		Name:        "find_request",
@@ -113,13 +125,14 @@ func add[In, Out any](s *mcp.Server, who PrincipalFunc, t *mcp.Tool, use func(co
 		if err != nil {
 			return toolError(err), nil
 		}
-		structured, err := json.Marshal(output)
+		structured, err := boundedJSON(&output)
 		if err != nil {
 			return nil, fmt.Errorf("encoding the result of %s: %w", t.Name, err)
 		}
 		return &mcp.CallToolResult{
 			StructuredContent: json.RawMessage(structured),
-			// Clients without structured content read the same JSON as text.
+			// Clients without structured content read the same JSON as
+			// text; boundedJSON counted both copies.
 			Content: []mcp.Content{&mcp.TextContent{Text: string(structured)}},
 		}, nil
 	})

@@ -1,7 +1,9 @@
 package sqlite
 
-// schema is applied on open; every statement is idempotent. Times are stored
-// as RFC 3339 text with nanoseconds in UTC, which sorts like the time itself.
+// schema is version 0 of the file, as the first release created it; it is
+// applied on open (every statement is idempotent) and migrate.go moves it to
+// the current version. Times are stored as RFC 3339 text with nanoseconds in
+// UTC, which sorts like the time itself. Do not change it: add a migration.
 const schema = `
 CREATE TABLE IF NOT EXISTS workspaces (
 	slug        TEXT PRIMARY KEY,

@@ -57,6 +57,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate") // take the write lock at BEGIN: no upgrade deadlocks
+	if err := registerFunctions(); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + path + "?" + q.Encode()
 	write, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -77,23 +80,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	go s.committer()
 	return s, nil
-}
-
-func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.write.ExecContext(ctx, schema); err != nil {
-		return err
-	}
-	if _, err := s.write.ExecContext(ctx, peopleSchema); err != nil {
-		return err
-	}
-	for _, w := range board.DefaultWorkspaces() {
-		if _, err := s.write.ExecContext(ctx,
-			`INSERT INTO workspaces (slug, name, ai_policy) VALUES (?, ?, ?) ON CONFLICT (slug) DO NOTHING`,
-			w.Slug, w.Name, string(w.AIPolicy)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Close stops the committer after the batch in flight and closes both pools.

@@ -60,10 +60,10 @@ func ticketArgs(t board.Ticket) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The order of ticketColumns, then search_text.
+	// The order of ticketColumns.
 	return []any{t.ID, t.Workspace, t.Number, t.Title, t.Body, string(t.Status), string(t.Priority),
 		nullString(t.Owner), nullString(t.Due), string(tags), string(links), t.CreatedBy,
-		formatTime(t.CreatedAt), formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.URL, t.Version, searchText(t)}, nil
+		formatTime(t.CreatedAt), formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.URL, t.Version}, nil
 }
 
 func nonNil[T any](s []T) []T {
@@ -71,39 +71,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// searchText is what a query matches: title and body, lowercased once on
-// write. A newline separates them so a match cannot span the two.
-func searchText(t board.Ticket) string {
-	return strings.ToLower(t.Title + "\n" + t.Body)
-}
-
-// GetTicketDetail returns the ticket, its notes and history, and the policy.
-func (s *Store) GetTicketDetail(ctx context.Context, id string) (board.TicketDetail, board.AIPolicy, error) {
-	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for all three
-	if err != nil {
-		return board.TicketDetail{}, "", err
-	}
-	defer tx.Rollback()
-	var d board.TicketDetail
-	var policy board.AIPolicy
-	t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+prefixed("t.", ticketColumns)+`, w.ai_policy
-		FROM tickets t JOIN workspaces w ON w.slug = t.workspace WHERE t.id = ?`, id), &policy)
-	if errors.Is(err, sql.ErrNoRows) {
-		return d, "", board.ErrNotFound
-	}
-	if err != nil {
-		return d, "", err
-	}
-	d.Ticket = t
-	if d.Notes, err = listNotes(ctx, tx, id); err != nil {
-		return d, "", err
-	}
-	if d.History, err = queryEvents(ctx, tx, `SELECT data FROM events WHERE ticket_id = ? ORDER BY seq`, id); err != nil {
-		return d, "", err
-	}
-	return d, policy, nil
 }
 
 // prefixed qualifies a column list with a table alias.
@@ -118,28 +85,6 @@ func prefixed(alias, columns string) string {
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func listNotes(ctx context.Context, q querier, ticketID string) ([]board.Note, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes
-		WHERE ticket_id = ? ORDER BY created_at, rowid`, ticketID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	notes := []board.Note{}
-	for rows.Next() {
-		var n board.Note
-		var created string
-		if err := rows.Scan(&n.ID, &n.TicketID, &n.Body, &n.Author, &n.Source, &created); err != nil {
-			return nil, err
-		}
-		if n.CreatedAt, err = parseTime(created); err != nil {
-			return nil, err
-		}
-		notes = append(notes, n)
-	}
-	return notes, rows.Err()
 }
 
 func queryEvents(ctx context.Context, q querier, query string, args ...any) ([]board.Event, error) {
@@ -176,66 +121,6 @@ func insertEvent(ctx context.Context, tx *sql.Tx, ev board.Event) error {
 // ListEvents returns a workspace's latest events, newest first.
 func (s *Store) ListEvents(ctx context.Context, workspace string, limit int) ([]board.Event, error) {
 	return queryEvents(ctx, s.read, `SELECT data FROM events WHERE workspace = ? ORDER BY seq DESC LIMIT ?`, workspace, limit)
-}
-
-// ListTickets returns one page, newest first, with the workspace policy.
-func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.TicketPage, error) {
-	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return board.TicketPage{}, err
-	}
-	defer tx.Rollback()
-	var page board.TicketPage
-	err = tx.QueryRowContext(ctx, `SELECT ai_policy FROM workspaces WHERE slug = ?`, q.Workspace).Scan(&page.Policy)
-	if errors.Is(err, sql.ErrNoRows) {
-		return page, board.ErrNotFound
-	}
-	if err != nil {
-		return page, err
-	}
-	where := []string{"workspace = ?"}
-	args := []any{q.Workspace}
-	if q.Before > 0 {
-		where, args = append(where, "number < ?"), append(args, q.Before)
-	}
-	if q.Status != "" {
-		where, args = append(where, "status = ?"), append(args, string(q.Status))
-	}
-	if q.Owner != "" {
-		where, args = append(where, "owner = ?"), append(args, q.Owner)
-	}
-	if q.Tag != "" {
-		where, args = append(where, "EXISTS (SELECT 1 FROM json_each(tickets.tags) WHERE value = ?)"), append(args, q.Tag)
-	}
-	if q.Query != "" {
-		where, args = append(where, "instr(search_text, ?) > 0"), append(args, strings.ToLower(q.Query))
-	}
-	if q.DueBy != "" {
-		where, args = append(where, "due IS NOT NULL AND due <= ?"), append(args, q.DueBy)
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = board.DefaultLimit
-	}
-	args = append(args, limit+1) // one extra row tells whether more follow
-	rows, err := tx.QueryContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY number DESC LIMIT ?`, args...)
-	if err != nil {
-		return page, err
-	}
-	defer rows.Close()
-	page.Tickets = []board.Ticket{}
-	for rows.Next() {
-		t, err := scanTicket(rows)
-		if err != nil {
-			return page, err
-		}
-		page.Tickets = append(page.Tickets, t)
-	}
-	if len(page.Tickets) > limit {
-		page.Tickets, page.More = page.Tickets[:limit], true
-	}
-	return page, rows.Err()
 }
 
 // LoadForWrite reads the request record, the ticket and its policy.
@@ -302,8 +187,8 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		if err != nil {
 			return err
 		}
-		if _, err := dbtx.ExecContext(ctx, `INSERT INTO tickets (`+ticketColumns+`, search_text)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+		if _, err := dbtx.ExecContext(ctx, `INSERT INTO tickets (`+ticketColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
 			return err
 		}
 		if err := insertEvent(ctx, dbtx, plan.Event); err != nil {
@@ -341,9 +226,9 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		}
 		if tx.After != nil {
 			t := *tx.After
-			if _, err := dbtx.ExecContext(ctx, `UPDATE tickets SET title = ?, body = ?, search_text = ?, status = ?,
+			if _, err := dbtx.ExecContext(ctx, `UPDATE tickets SET title = ?, body = ?, status = ?,
 				priority = ?, owner = ?, due = ?, tags = ?, links = ?, updated_at = ?, completed_at = ?, version = ?
-				WHERE id = ?`, t.Title, t.Body, searchText(t), string(t.Status), string(t.Priority),
+				WHERE id = ?`, t.Title, t.Body, string(t.Status), string(t.Priority),
 				nullString(t.Owner), nullString(t.Due), mustJSON(nonNil(t.Tags)), mustJSON(nonNil(t.Links)),
 				formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.Version, t.ID); err != nil {
 				return err

@@ -8,72 +8,63 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
+// workspaceColumns are a workspace's row: its counts are kept there by the
+// tickets' triggers (migrate.go), never counted on read.
+var workspaceColumns = func() string {
+	cols := "slug, name, ai_policy"
+	for _, st := range v1Statuses {
+		cols += ", " + countColumn(st)
+	}
+	return cols
+}()
+
+func scanWorkspace(row scanner) (board.Workspace, error) {
+	w := board.Workspace{Counts: map[board.Status]int{}}
+	counts := make([]int, len(v1Statuses))
+	dest := []any{&w.Slug, &w.Name, &w.AIPolicy}
+	for i := range counts {
+		dest = append(dest, &counts[i])
+	}
+	if err := row.Scan(dest...); err != nil {
+		return w, err
+	}
+	for i, st := range v1Statuses {
+		if counts[i] != 0 {
+			w.Counts[st] = counts[i]
+		}
+	}
+	return w, nil
+}
+
 // ListWorkspaces returns every workspace with its status counts.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT slug, name, ai_policy FROM workspaces ORDER BY slug`)
+	rows, err := s.read.QueryContext(ctx, `SELECT `+workspaceColumns+` FROM workspaces ORDER BY slug`)
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	var out []board.Workspace
 	for rows.Next() {
-		var w board.Workspace
-		if err := rows.Scan(&w.Slug, &w.Name, &w.AIPolicy); err != nil {
-			rows.Close()
+		w, err := scanWorkspace(rows)
+		if err != nil {
 			return nil, err
 		}
-		w.Counts = map[board.Status]int{}
 		out = append(out, w)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	counts, err := s.read.QueryContext(ctx, `SELECT workspace, status, count(*) FROM tickets GROUP BY workspace, status`)
-	if err != nil {
-		return nil, err
-	}
-	defer counts.Close()
-	for counts.Next() {
-		var slug string
-		var st board.Status
-		var n int
-		if err := counts.Scan(&slug, &st, &n); err != nil {
-			return nil, err
-		}
-		for i := range out {
-			if out[i].Slug == slug {
-				out[i].Counts[st] = n
-			}
-		}
-	}
-	return out, counts.Err()
+	return out, rows.Err()
 }
 
 // GetWorkspace returns one workspace with its status counts.
 func (s *Store) GetWorkspace(ctx context.Context, slug string) (board.Workspace, error) {
-	w := board.Workspace{Counts: map[board.Status]int{}}
-	err := s.read.QueryRowContext(ctx, `SELECT slug, name, ai_policy FROM workspaces WHERE slug = ?`, slug).
-		Scan(&w.Slug, &w.Name, &w.AIPolicy)
+	return getWorkspace(ctx, s.read, slug)
+}
+
+func getWorkspace(ctx context.Context, q querier, slug string) (board.Workspace, error) {
+	w, err := scanWorkspace(q.QueryRowContext(ctx, `SELECT `+workspaceColumns+` FROM workspaces WHERE slug = ?`, slug))
 	if errors.Is(err, sql.ErrNoRows) {
 		return board.Workspace{}, board.ErrNotFound
 	}
-	if err != nil {
-		return board.Workspace{}, err
-	}
-	rows, err := s.read.QueryContext(ctx, `SELECT status, count(*) FROM tickets WHERE workspace = ? GROUP BY status`, slug)
-	if err != nil {
-		return board.Workspace{}, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var st board.Status
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return board.Workspace{}, err
-		}
-		w.Counts[st] = n
-	}
-	return w, rows.Err()
+	return w, err
 }
 
 // SetWorkspacePolicy changes ai_policy and appends the event atomically.

@@ -19,7 +19,6 @@ func listTicketsTests() []contractTest {
 		{"filter by tag matches whole tags only", testListTag},
 		{"query is a case-insensitive substring of title or body", testListQuery},
 		{"query matches literally (no wildcards)", testListQueryLiteral},
-		{"DueBy keeps only tickets due on or before it", testListDueBy},
 		{"filters combine, and paging counts matches only", testListFilteredPaging},
 		{"unknown workspace is ErrNotFound; empty ones list nothing", testListWorkspaces},
 	}
@@ -47,7 +46,7 @@ func describeQuery(q board.TicketQuery) string {
 	if q.Before != 0 {
 		s += fmt.Sprintf(" before=%d", q.Before)
 	}
-	for _, f := range [][2]string{{"status", string(q.Status)}, {"owner", q.Owner}, {"tag", q.Tag}, {"query", q.Query}, {"due_by", q.DueBy}} {
+	for _, f := range [][2]string{{"status", string(q.Status)}, {"owner", q.Owner}, {"tag", q.Tag}, {"query", q.Query}} {
 		if f[1] != "" {
 			s += fmt.Sprintf(" %s=%q", f[0], f[1])
 		}
@@ -212,23 +211,6 @@ func testListQueryLiteral(t *testing.T, f *fixture) {
 		{q("*"), ids("inbox", 6), false},
 		{q("?"), ids("inbox", 6), false},
 		{q("[x]"), ids("inbox", 6), false},
-	})
-}
-
-func testListDueBy(t *testing.T, f *fixture) {
-	f.create("inbox", "c1", withDue("2026-12-01"))
-	f.create("inbox", "c2")
-	f.create("inbox", "c3", withDue("2026-12-07"))
-	f.create("inbox", "c4", withDue("2026-12-08"))
-	f.create("inbox", "c5", withDue("2025-01-31"))
-	f.create("inbox", "c6", withDue("2027-01-01"))
-	q := func(d string) board.TicketQuery { return board.TicketQuery{Workspace: "inbox", DueBy: d, Limit: 10} }
-	f.checkPages([]pageCase{
-		{q("2026-12-07"), ids("inbox", 5, 3, 1), false},
-		{q("2026-12-06"), ids("inbox", 5, 1), false},
-		{q("2026-12-08"), ids("inbox", 5, 4, 3, 1), false},
-		{q("2025-01-30"), nil, false},
-		{q("2099-12-31"), ids("inbox", 6, 5, 4, 3, 1), false}, // never the one without due
 	})
 }
 

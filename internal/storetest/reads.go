@@ -40,14 +40,22 @@ func (f *fixture) counts(slug string, want map[board.Status]int) {
 	assertCounts(f.t, "ListWorkspaces "+slug, want, f.workspaces()[i].Counts)
 }
 
+// detail reads a ticket with all its notes and history, oldest first: the
+// suite's tickets have far fewer than allNotes of either.
 func (f *fixture) detail(id string) (board.TicketDetail, board.AIPolicy) {
 	f.t.Helper()
-	d, p, err := f.s.GetTicketDetail(f.ctx, id)
+	a, err := f.s.ReadTicket(f.ctx, board.TicketRead{ID: id, Notes: allNotes, Events: allNotes})
 	if err != nil {
-		f.t.Fatalf("GetTicketDetail(%q): %v", id, err)
+		f.t.Fatalf("ReadTicket(%q): %v", id, err)
 	}
-	return d, p
+	if a.MoreNotes || a.MoreHistory {
+		f.t.Fatalf("suite bug: ticket %s has more than %d notes or events", id, allNotes)
+	}
+	return board.TicketDetail{Ticket: a.Ticket, Notes: a.Notes, History: a.History}, a.Policy
 }
+
+// allNotes is more notes and events than any ticket of the suite has.
+const allNotes = 1000
 
 // ticket returns the stored ticket.
 func (f *fixture) ticket(id string) board.Ticket {

@@ -87,11 +87,11 @@ func testCreatePersists(t *testing.T, f *fixture) {
 	assertRecord(t, "GetRequest after CreateTicket", want, f.request(want.Key, c.Tx.Request.CreatedAt))
 
 	d, policy := f.detail(plan.Ticket.ID)
-	assertTicket(t, "GetTicketDetail ticket", plan.Ticket, d.Ticket)
-	assertNotes(t, "GetTicketDetail notes of a new ticket", nil, d.Notes)
-	assertEvents(t, "GetTicketDetail history of a new ticket", []board.Event{plan.Event}, d.History)
+	assertTicket(t, "ReadTicket ticket", plan.Ticket, d.Ticket)
+	assertNotes(t, "ReadTicket notes of a new ticket", nil, d.Notes)
+	assertEvents(t, "ReadTicket history of a new ticket", []board.Event{plan.Event}, d.History)
 	if policy != board.PolicyReadWrite {
-		t.Errorf("GetTicketDetail policy is %q, want read_write", policy)
+		t.Errorf("ReadTicket policy is %q, want read_write", policy)
 	}
 	assertEvents(t, "ListEvents(inbox)", []board.Event{plan.Event}, f.events("inbox", 10))
 	assertTickets(t, "ListTickets(inbox)", []board.Ticket{plan.Ticket}, f.list(everything("inbox")).Tickets)
@@ -301,8 +301,8 @@ func testCreateBuildError(t *testing.T, f *fixture) {
 func testDetailUnknown(t *testing.T, f *fixture) {
 	f.create("inbox", "one")
 	for _, id := range []string{"inbox-2", "inbox-10", "reference-1", "nope-1"} {
-		_, _, err := f.s.GetTicketDetail(f.ctx, id)
-		assertIs(t, "GetTicketDetail("+id+")", err, board.ErrNotFound)
+		_, err := f.s.ReadTicket(f.ctx, board.TicketRead{ID: id, Notes: 10, Events: 10})
+		assertIs(t, "ReadTicket("+id+")", err, board.ErrNotFound)
 	}
 }
 

@@ -110,7 +110,7 @@ func testPolicyReadLive(t *testing.T, f *fixture) {
 		t.Fatalf("SetWorkspacePolicy: %v", err)
 	}
 	if _, p := f.detail(plan.Ticket.ID); p != board.PolicyReadOnly {
-		t.Errorf("GetTicketDetail policy after the change is %q, want read_only", p)
+		t.Errorf("ReadTicket policy after the change is %q, want read_only", p)
 	}
 	if p := f.list(everything("inbox")).Policy; p != board.PolicyReadOnly {
 		t.Errorf("ListTickets policy after the change is %q, want read_only", p)

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 export const url = process.env.MCP_URL;
 if (!url) throw new Error('MCP_URL is not set: run these tests through test-tools/run.sh');
 
-const readTools = ['list_workspaces', 'get_workspace_summary', 'list_tickets', 'get_ticket', 'find_request'];
+const readTools = ['list_workspaces', 'get_workspace_summary', 'list_tickets', 'get_ticket', 'list_ticket_notes',
+  'list_ticket_history', 'find_request'];
 const writeTools = ['create_ticket', 'update_ticket', 'move_ticket', 'add_note'];
 
 /**
@@ -71,7 +72,7 @@ export function interopSuite({ label, wantVersion, connect, request }) {
       assert.equal(negotiated, wantVersion);
     });
 
-    test('lists all 9 tools with output schemas and annotations', async () => {
+    test('lists all 11 tools with output schemas and annotations', async () => {
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
       for (const name of [...readTools, ...writeTools]) {

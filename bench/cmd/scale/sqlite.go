@@ -60,7 +60,6 @@ func benchSQLite(ctx context.Context, sizes []int64, perCall int) error {
 	return nil
 }
 
-
 // growSQLite creates tickets from..to through the service, as callers do,
 // and moves the ones spec says are not candidates.
 func growSQLite(ctx context.Context, svc *board.Service, from, to int64) error {

@@ -1,0 +1,212 @@
+package board
+
+// Every answer is bounded (docs/decisions.md, "Reading"): a surface measures
+// an answer as it will send it and, when it is over its bound, asks the
+// answer to Fit. Lists give up entries from their far end (the oldest notes
+// and events, the last tickets of a page) and say where to continue, so
+// nothing stored becomes unreachable. Stores bound what they read for an
+// answer separately (TicketQuery.MaxBytes, SummaryQuery.MaxBytes), so a
+// page of large tickets is never read whole only to be cut here.
+
+// MaxAnswerBytes bounds one answer on every surface (Lambda's own response
+// limit is 6 MB).
+const MaxAnswerBytes = 1 << 20
+
+// Sizer says what a value costs in an answer of one surface: MCP counts its
+// JSON twice, as structured content and as text.
+type Sizer func(v any) int
+
+// Fitter is an answer that can shrink to a bound.
+type Fitter interface {
+	// Fit drops entries until the answer costs at most bound by size,
+	// keeping what it drops reachable through its cursors. It reports
+	// false when even the answer without any droppable entry is over.
+	Fit(size Sizer, bound int) bool
+}
+
+// entryCost is what one list entry adds to an answer: itself and a comma,
+// in each of the surface's copies.
+func entryCost(size Sizer, v any) int { return size(v) + 2 }
+
+// Fit keeps the first tickets that fit and points next_cursor after the
+// last one kept.
+func (l *TicketList) Fit(size Sizer, bound int) bool {
+	if len(l.Tickets) == 0 {
+		return size(l) <= bound
+	}
+	shell := *l
+	shell.Tickets = nil
+	c := encodeCursor(l.Tickets[0].Number, l.query) // as long as any cursor of this page, give or take digits
+	shell.NextCursor, shell.Partial = &c, true
+	total := size(&shell) + 32
+	keep := 0
+	for _, t := range l.Tickets {
+		total += entryCost(size, t)
+		if total > bound {
+			break
+		}
+		keep++
+	}
+	if keep == 0 {
+		return false
+	}
+	if keep < len(l.Tickets) {
+		l.Tickets = l.Tickets[:keep]
+		next := encodeCursor(l.Tickets[keep-1].Number, l.query)
+		l.NextCursor, l.Partial = &next, true
+	}
+	return true
+}
+
+// Fit keeps the ticket and the newest of its notes and events, taking the
+// newest of either list first, and points each cursor before the oldest
+// entry it kept.
+func (d *TicketDetail) Fit(size Sizer, bound int) bool {
+	shell := TicketDetail{Ticket: d.Ticket, Notes: []Note{}, History: []Event{},
+		NotesCursor:   encodeActivityCursor(d.Ticket.ID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"}),
+		HistoryCursor: encodeActivityCursor(d.Ticket.ID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
+	total := size(&shell) + 64
+	if total > bound {
+		return false
+	}
+	notes, events := len(d.Notes), len(d.History) // entries not yet kept are [0, notes) and [0, events)
+	for notes > 0 || events > 0 {
+		takeNote := events == 0 || (notes > 0 && !d.Notes[notes-1].CreatedAt.Before(d.History[events-1].At))
+		var cost int
+		if takeNote {
+			cost = entryCost(size, d.Notes[notes-1])
+		} else {
+			cost = entryCost(size, d.History[events-1])
+		}
+		if total+cost > bound {
+			break
+		}
+		total += cost
+		if takeNote {
+			notes--
+		} else {
+			events--
+		}
+	}
+	if notes > 0 {
+		d.Notes = d.Notes[notes:]
+		d.NotesCursor = encodeActivityCursor(d.Ticket.ID, activityNotes, firstNote(d.Notes))
+	}
+	if events > 0 {
+		d.History = d.History[events:]
+		d.HistoryCursor = encodeActivityCursor(d.Ticket.ID, activityHistory, firstEvent(d.History))
+	}
+	return true
+}
+
+// firstNote is where the kept notes start, or nil (from the newest) when
+// none was kept.
+func firstNote(notes []Note) *Position {
+	if len(notes) == 0 {
+		return nil
+	}
+	return notePosition(notes[0])
+}
+
+func firstEvent(events []Event) *Position {
+	if len(events) == 0 {
+		return nil
+	}
+	return eventPosition(events[0])
+}
+
+// Fit keeps the newest notes that fit.
+func (l *NoteList) Fit(size Sizer, bound int) bool {
+	shell := NoteList{TicketID: l.TicketID, Notes: []Note{},
+		NextCursor: encodeActivityCursor(l.TicketID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
+	total := size(&shell) + 64
+	kept := len(l.Notes)
+	for kept > 0 {
+		cost := entryCost(size, l.Notes[kept-1])
+		if total+cost > bound {
+			break
+		}
+		total += cost
+		kept--
+	}
+	if kept == len(l.Notes) && len(l.Notes) > 0 {
+		return false
+	}
+	if kept > 0 {
+		l.Notes = l.Notes[kept:]
+		l.NextCursor = encodeActivityCursor(l.TicketID, activityNotes, notePosition(l.Notes[0]))
+	}
+	return true
+}
+
+// Fit keeps the newest events that fit.
+func (l *HistoryList) Fit(size Sizer, bound int) bool {
+	shell := HistoryList{TicketID: l.TicketID, History: []Event{},
+		NextCursor: encodeActivityCursor(l.TicketID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
+	total := size(&shell) + 64
+	kept := len(l.History)
+	for kept > 0 {
+		cost := entryCost(size, l.History[kept-1])
+		if total+cost > bound {
+			break
+		}
+		total += cost
+		kept--
+	}
+	if kept == len(l.History) && len(l.History) > 0 {
+		return false
+	}
+	if kept > 0 {
+		l.History = l.History[kept:]
+		l.NextCursor = encodeActivityCursor(l.TicketID, activityHistory, eventPosition(l.History[0]))
+	}
+	return true
+}
+
+// Fit keeps the first entries of each of the summary's lists, taking one
+// from each list in turn while they fit. The summary is an overview: the
+// full lists are a list_tickets or list_ticket_history call away.
+func (w *WorkspaceSummary) Fit(size Sizer, bound int) bool {
+	shell := WorkspaceSummary{Workspace: w.Workspace, Counts: w.Counts, WaitingAI: []Ticket{}, DueSoon: []Ticket{}, RecentEvents: []Event{}}
+	total := size(&shell) + 64
+	if total > bound {
+		return false
+	}
+	var waiting, due, events int
+	open := [3]bool{true, true, true}
+	for open[0] || open[1] || open[2] {
+		for i := range open {
+			if !open[i] {
+				continue
+			}
+			var next any
+			switch {
+			case i == 0 && waiting < len(w.WaitingAI):
+				next = w.WaitingAI[waiting]
+			case i == 1 && due < len(w.DueSoon):
+				next = w.DueSoon[due]
+			case i == 2 && events < len(w.RecentEvents):
+				next = w.RecentEvents[events]
+			default:
+				open[i] = false
+				continue
+			}
+			cost := entryCost(size, next)
+			if total+cost > bound {
+				open[i] = false
+				continue
+			}
+			total += cost
+			switch i {
+			case 0:
+				waiting++
+			case 1:
+				due++
+			default:
+				events++
+			}
+		}
+	}
+	w.WaitingAI, w.DueSoon, w.RecentEvents = w.WaitingAI[:waiting], w.DueSoon[:due], w.RecentEvents[:events]
+	return true
+}

@@ -1,0 +1,130 @@
+package board
+
+import (
+	"context"
+	"time"
+)
+
+// BoundedReads are the reads whose cost does not grow with the board: each
+// touches a number of rows or items bounded by what it returns, plus a
+// constant (docs/decisions.md, "Reading"). Every one of them takes
+// the policies the caller may read and decides the workspace's policy before
+// it reads anything else: a ticket the caller may not see costs what an
+// absent one costs.
+type BoundedReads interface {
+	// ReadTicket returns a ticket with its newest q.Notes notes and
+	// q.Events history events, each list oldest first, and whether older
+	// ones exist. ErrNotFound when the ticket does not exist; *PolicyError
+	// (with nothing else read) when its workspace's policy is not in
+	// q.Readable.
+	ReadTicket(ctx context.Context, q TicketRead) (TicketActivity, error)
+	// ListNotes returns up to q.Limit notes of a ticket that come before
+	// q.Before (nil: the newest), oldest first. Errors as ReadTicket.
+	ListNotes(ctx context.Context, q ActivityQuery) (NotePage, error)
+	// ListHistory is ListNotes for the ticket's history events.
+	ListHistory(ctx context.Context, q ActivityQuery) (EventPage, error)
+	// ReadSummary returns a workspace with its counts, its newest
+	// waiting_ai tickets, its open tickets due by q.DueBy (earliest due
+	// first) and its newest events. ErrNotFound when the workspace does not
+	// exist; *PolicyError (with no ticket or event read) when its policy is
+	// not in q.Readable.
+	ReadSummary(ctx context.Context, q SummaryQuery) (SummaryRead, error)
+}
+
+// Order of a ticket's activity: notes by (CreatedAt, ID) and events by
+// (At, ID), oldest first. The service stamps both from its clock as it
+// writes them, so this is also the order they were written in.
+
+// Position is where a note or an event sits in its ticket's activity: its
+// time and id. Pages continue before a position.
+type Position struct {
+	At time.Time
+	ID string
+}
+
+// TicketRead asks for a ticket and the newest of its activity.
+type TicketRead struct {
+	ID     string
+	Notes  int // how many of the newest notes
+	Events int // how many of the newest history events
+	// Readable: nil reads any workspace; otherwise the policies the caller
+	// may read (AI callers: not hidden).
+	Readable []AIPolicy
+}
+
+// TicketActivity is what ReadTicket returns.
+type TicketActivity struct {
+	Ticket      Ticket
+	Policy      AIPolicy
+	Notes       []Note  // oldest first
+	History     []Event // oldest first
+	MoreNotes   bool    // notes older than Notes[0] exist
+	MoreHistory bool    // events older than History[0] exist
+}
+
+// ActivityQuery pages one ticket's notes or history, newest pages first.
+type ActivityQuery struct {
+	TicketID string
+	Before   *Position // nil: from the newest
+	Limit    int
+	Readable []AIPolicy
+}
+
+// NotePage is one page of a ticket's notes, oldest first; More says older
+// notes exist before the first one.
+type NotePage struct {
+	Notes []Note
+	More  bool
+}
+
+// EventPage is one page of a ticket's history, oldest first; More says
+// older events exist before the first one.
+type EventPage struct {
+	Events []Event
+	More   bool
+}
+
+// SummaryQuery asks for what get_workspace_summary shows.
+type SummaryQuery struct {
+	Workspace string
+	Readable  []AIPolicy
+	Waiting   int    // newest waiting_ai tickets
+	DueBy     string // YYYY-MM-DD: open tickets due on or before it
+	Due       int    // how many of them, earliest due first
+	Events    int    // newest workspace events
+	// MaxBytes bounds the text (TextBytes) of each ticket list: a store
+	// stops adding tickets to a list once it holds this much. 0: no bound.
+	MaxBytes int
+}
+
+// SummaryRead is what ReadSummary returns. DueSoon is ordered by due date,
+// then by number; open means any status but done.
+type SummaryRead struct {
+	Workspace Workspace
+	WaitingAI []Ticket
+	DueSoon   []Ticket
+	Events    []Event // newest first
+}
+
+// TextBytes is how much text a ticket carries: what its answer grows with.
+// Stores use it to stop reading a page before it holds far more than an
+// answer may carry.
+func (t Ticket) TextBytes() int {
+	n := len(t.Title) + len(t.Body)
+	for _, l := range t.Links {
+		n += len(l.Ref) + len(l.Title)
+	}
+	for _, tag := range t.Tags {
+		n += len(tag)
+	}
+	return n
+}
+
+// readablePolicies are the policies a principal may read: people read
+// every workspace (nil), AI every one but hidden ones.
+func readablePolicies(p Principal) []AIPolicy {
+	if !p.IsAI() {
+		return nil
+	}
+	return []AIPolicy{PolicyReadWrite, PolicyReadOnly}
+}

@@ -1,0 +1,66 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// Every answer is at most board.MaxAnswerBytes on the wire, both copies of
+// the result included: the structured content and the same JSON as text,
+// which clients that do not read structured content (and the models behind
+// them) depend on, so it is kept whole rather than shortened. A result over
+// the bound gives up entries (board.Fitter) until it fits, and says where
+// to continue; the largest single ticket the board allows fits on its own
+// (TestLargestAnswersFit).
+
+// envelopeReserve is left for the JSON-RPC envelope around the result:
+// jsonrpc, id, the content array and its keys.
+const envelopeReserve = 4 << 10
+
+// answerBound is what the result's two copies may cost together.
+const answerBound = board.MaxAnswerBytes - envelopeReserve
+
+// answerCost is what JSON b costs in an answer: itself as structured
+// content, and itself again as a JSON string in the text content, where
+// every quote and backslash gains a backslash. (b comes from
+// encoding/json, so it holds no raw control character, <, > or &, which
+// would cost more as a string.)
+func answerCost(b []byte) int {
+	return 2*len(b) + bytes.Count(b, []byte{'"'}) + bytes.Count(b, []byte{'\\'}) + 2
+}
+
+func sizeOf(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return answerBound + 1 // cannot be sent: never fits
+	}
+	return answerCost(b)
+}
+
+// boundedJSON encodes a tool's output (out points to it), fitting it to
+// the answer bound first when it is over.
+func boundedJSON(out any) ([]byte, error) {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	fitter, canFit := out.(board.Fitter)
+	// Fit adds up its entries' costs one by one, which can be off by a few
+	// bytes from the whole: if the whole is still over, fit to a tighter
+	// bound.
+	for attempt := 0; answerCost(b) > answerBound; attempt++ {
+		if !canFit || attempt == 3 || !fitter.Fit(sizeOf, answerBound-attempt*fitSlack) {
+			return nil, fmt.Errorf("the answer would be %d bytes, over the bound of %d", answerCost(b), answerBound)
+		}
+		if b, err = json.Marshal(out); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// fitSlack is how much tighter each further Fit aims.
+const fitSlack = 8 << 10

@@ -1,0 +1,194 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// ListTickets at scale: pages bounded in text (MaxBytes) and in what a call
+// may examine (MaxScan), and the indexes behind each filter kept in step
+// with every write.
+
+func boundedListTests() []contractTest {
+	return []contractTest{
+		{"a page stops at MaxBytes of text, keeps at least one ticket, and continues", testListMaxBytes},
+		{"with any MaxScan, pages return every match exactly once, newest first", testListMaxScan},
+		{"queries of 1 and 2 characters: case-insensitive, never across title and body", testListShortQuery},
+		{"tag and owner filters follow updates", testListIndexesFollow},
+	}
+}
+
+func testListMaxBytes(t *testing.T, f *fixture) {
+	body := strings.Repeat("y", 1000)
+	for i := range 5 {
+		f.create("inbox", "c"+itoa(i), withTitle("t"), withBody(body)) // 1001 bytes of text each
+	}
+	page := f.list(board.TicketQuery{Workspace: "inbox", Limit: 10, MaxBytes: 2500})
+	if got, want := ticketIDs(page.Tickets), ids("inbox", 5, 4); !slices.Equal(got, want) || !page.More || !page.Partial {
+		t.Fatalf("MaxBytes 2500 over 1001-byte tickets: %v More=%v Partial=%v; want %v, More and Partial", got, page.More, page.Partial, want)
+	}
+	page = f.list(board.TicketQuery{Workspace: "inbox", Limit: 10, MaxBytes: 2500, Before: page.ContinueBelow()})
+	if got, want := ticketIDs(page.Tickets), ids("inbox", 3, 2); !slices.Equal(got, want) || !page.More {
+		t.Errorf("second page: %v More=%v; want %v, More", got, page.More, want)
+	}
+	page = f.list(board.TicketQuery{Workspace: "inbox", Limit: 10, MaxBytes: 10})
+	if got, want := ticketIDs(page.Tickets), ids("inbox", 5); !slices.Equal(got, want) || !page.More {
+		t.Errorf("MaxBytes below one ticket: %v More=%v; want %v (one ticket always), More", got, page.More, want)
+	}
+	page = f.list(board.TicketQuery{Workspace: "inbox", Limit: 2, MaxBytes: 1 << 20})
+	if got, want := ticketIDs(page.Tickets), ids("inbox", 5, 4); !slices.Equal(got, want) || !page.More || page.Partial {
+		t.Errorf("limit 2 well under MaxBytes: %v More=%v Partial=%v; want %v, More, not partial", got, page.More, page.Partial, want)
+	}
+}
+
+// scanTicket is one ticket of the MaxScan test, and which filters it meets.
+type scanCase struct {
+	name string
+	q    board.TicketQuery
+}
+
+func testListMaxScan(t *testing.T, f *fixture) {
+	// 40 tickets: every 3rd tagged "three", every 4th owned by ai:four,
+	// every 5th waiting for AI; "needle" in the title of 7, 19, 26, 38 and
+	// in the body of 12; "zq" in the body of 9 and 33.
+	type made struct {
+		n     int
+		tags  []string
+		owner string
+		st    board.Status
+		text  string
+	}
+	var all []made
+	for n := 1; n <= 40; n++ {
+		m := made{n: n, st: board.StatusCandidate}
+		var opts []ticketOpt
+		if n%3 == 0 {
+			m.tags = []string{"three"}
+			opts = append(opts, withTags("three"))
+		}
+		if n%4 == 0 {
+			m.owner = "ai:four"
+			opts = append(opts, withOwner("ai:four"))
+		}
+		if n%5 == 0 {
+			m.st = board.StatusWaitingAI
+			opts = append(opts, withStatus(board.StatusWaitingAI))
+		}
+		title, body := fmt.Sprintf("ticket %d", n), "plain"
+		switch n {
+		case 7, 19, 26, 38:
+			title += " with a Needle"
+		case 12:
+			body = "the NEEDLE is in the body"
+		case 9, 33:
+			body = "has zQ inside"
+		}
+		m.text = strings.ToLower(title) + "\x00" + strings.ToLower(body)
+		all = append(all, m)
+		f.create("inbox", "c"+itoa(n), append(opts, withTitle(title), withBody(body))...)
+	}
+	matches := func(q board.TicketQuery) []string {
+		var out []string
+		for i := len(all) - 1; i >= 0; i-- {
+			m := all[i]
+			if (q.Tag != "" && !slices.Contains(m.tags, q.Tag)) || (q.Owner != "" && m.owner != q.Owner) ||
+				(q.Status != "" && m.st != q.Status) || (q.Query != "" && !strings.Contains(m.text, strings.ToLower(q.Query))) {
+				continue
+			}
+			out = append(out, "inbox-"+itoa(m.n))
+		}
+		return out
+	}
+	cases := []scanCase{
+		{"query", board.TicketQuery{Query: "needle"}},
+		{"short query", board.TicketQuery{Query: "zq"}},
+		{"tag", board.TicketQuery{Tag: "three"}},
+		{"tag and status", board.TicketQuery{Tag: "three", Status: board.StatusWaitingAI}},
+		{"owner and query", board.TicketQuery{Owner: "ai:four", Query: "needle"}},
+		{"status and short query", board.TicketQuery{Status: board.StatusCandidate, Query: "zq"}},
+		{"tag and query", board.TicketQuery{Tag: "three", Query: "ticket 3"}},
+		{"owner and status", board.TicketQuery{Owner: "ai:four", Status: board.StatusWaitingAI}},
+		{"status", board.TicketQuery{Status: board.StatusWaitingAI}},
+	}
+	for _, c := range cases {
+		for _, scan := range []int{1, 4, 7, 1000} {
+			for _, limit := range []int{1, 2, 5} {
+				q := c.q
+				q.Workspace, q.Limit, q.MaxScan = "inbox", limit, scan
+				var got []string
+				for calls := 0; ; calls++ {
+					if calls > 100 {
+						t.Fatalf("%s (MaxScan %d, limit %d): paging never ends; got %v so far", c.name, scan, limit, got)
+					}
+					page := f.list(q)
+					if len(page.Tickets) > limit {
+						t.Fatalf("%s: page of %d tickets, limit %d", c.name, len(page.Tickets), limit)
+					}
+					if page.More && len(page.Tickets) < limit && !page.Partial {
+						t.Errorf("%s (MaxScan %d, limit %d): a page of %d with More is not marked Partial", c.name, scan, limit, len(page.Tickets))
+					}
+					got = append(got, ticketIDs(page.Tickets)...)
+					next := page.ContinueBelow()
+					if next == 0 {
+						break
+					}
+					if q.Before != 0 && next >= q.Before {
+						t.Fatalf("%s: the page continues below %d after starting below %d: no progress", c.name, next, q.Before)
+					}
+					q.Before = next
+				}
+				if want := matches(c.q); !slices.Equal(got, want) {
+					t.Errorf("%s (MaxScan %d, limit %d): paged through %v, want %v", c.name, scan, limit, got, want)
+				}
+			}
+		}
+	}
+}
+
+func testListShortQuery(t *testing.T, f *fixture) {
+	f.create("inbox", "c1", withTitle("ends with x"), withBody("y starts the body"))
+	f.create("inbox", "c2", withTitle("Über uns"), withBody("plain"))
+	f.create("inbox", "c3", withTitle("plain"), withBody("a line\nbreak"))
+	f.create("inbox", "c4", withTitle("two words: CI"), withBody("plain"))
+	q := func(s string) board.TicketQuery { return board.TicketQuery{Workspace: "inbox", Query: s, Limit: 10} }
+	f.checkPages([]pageCase{
+		{q("xy"), nil, false},  // title's end and body's start: never together
+		{q("x\n"), nil, false}, // nor with what a store might put between them
+		{q("\ny"), nil, false},
+		{q("üb"), ids("inbox", 2), false},
+		{q("ÜB"), ids("inbox", 2), false},
+		{q("e\nb"), ids("inbox", 3), false},
+		{q("ci"), ids("inbox", 4), false},
+		{q("C"), ids("inbox", 4), false},
+		{q("ü"), ids("inbox", 2), false},
+	})
+}
+
+func testListIndexesFollow(t *testing.T, f *fixture) {
+	a := f.create("inbox", "a", withTags("x", "y"), withOwner("ai:one"))
+	f.create("inbox", "b", withTags("y"), withOwner("ai:two"))
+	up := f.updateTx(a.Ticket, alice, "retag", f.now(), []string{"tags", "owner"}, func(t *board.Ticket) {
+		t.Tags = []string{"y", "z"}
+		o := "ai:two"
+		t.Owner = &o
+	})
+	f.save(up)
+	q := func(tag, owner string) board.TicketQuery {
+		return board.TicketQuery{Workspace: "inbox", Tag: tag, Owner: owner, Limit: 10}
+	}
+	f.checkPages([]pageCase{
+		{q("x", ""), nil, false},
+		{q("y", ""), ids("inbox", 2, 1), false},
+		{q("z", ""), ids("inbox", 1), false},
+		{q("", "ai:one"), nil, false},
+		{q("", "ai:two"), ids("inbox", 2, 1), false},
+		{q("z", "ai:two"), ids("inbox", 1), false},
+	})
+	// A move and a note leave the tag and owner indexes as they were.
+	f.save(f.moveTx(*up.After, "move", board.StatusDoing, ""))
+	f.checkPages([]pageCase{{q("z", "ai:two"), ids("inbox", 1), false}, {q("x", ""), nil, false}})
+}
