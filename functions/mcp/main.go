@@ -89,7 +89,7 @@ func run(log *slog.Logger) error {
 func openStore(ctx context.Context, cfg config, log *slog.Logger) (board.Store, error) {
 	switch cfg.Store {
 	case storeSQLite:
-		return openSQLite(ctx, cfg.DataDir)
+		return openSQLite(ctx, cfg.DataDir, log)
 	case storeDynamoDB:
 		return dynamo.Connect(ctx, dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable,
 			SerializeWrites: cfg.SerializeWrites}, log)

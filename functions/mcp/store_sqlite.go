@@ -4,14 +4,26 @@ package main
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
-// openSQLite opens the embedded store. The Lambda build (-tags lambda)
-// leaves it out: Lambda runs on DynamoDB only, and the SQLite engine is a
-// quarter of the binary.
-func openSQLite(ctx context.Context, dir string) (board.Store, error) {
-	return sqlite.OpenDir(ctx, dir)
+// sweepEvery is how often the embedded store deletes expired request
+// records (they answer nothing once expired; this frees their space).
+const sweepEvery = 10 * time.Minute
+
+// openSQLite opens the embedded store and starts its sweeper, which stops
+// when the store closes or ctx ends. The Lambda build (-tags lambda) leaves it out:
+// Lambda runs on DynamoDB only, and the SQLite engine is a quarter of the
+// binary.
+func openSQLite(ctx context.Context, dir string, log *slog.Logger) (board.Store, error) {
+	s, err := sqlite.OpenDir(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	go s.RunSweeper(ctx, sweepEvery, time.Now, log)
+	return s, nil
 }

@@ -87,6 +87,7 @@ func (s *Service) ListTicketNotes(ctx context.Context, in TicketActivityInput) (
 	if page.More && len(page.Notes) > 0 {
 		out.NextCursor = encodeActivityCursor(in.ID, activityNotes, notePosition(page.Notes[0]))
 	}
+	fitEstimated(&out)
 	return out, nil
 }
 
@@ -104,6 +105,7 @@ func (s *Service) ListTicketHistory(ctx context.Context, in TicketActivityInput)
 	if page.More && len(page.Events) > 0 {
 		out.NextCursor = encodeActivityCursor(in.ID, activityHistory, eventPosition(page.Events[0]))
 	}
+	fitEstimated(&out)
 	return out, nil
 }
 

@@ -24,6 +24,43 @@ type Fitter interface {
 	Fit(size Sizer, bound int) bool
 }
 
+// answerJSONBound is what the service lets an answer's JSON reach. A
+// surface may send it twice (MCP: as structured content and as text, where
+// each quote and backslash gains one more): at most about 2.2 times this,
+// which stays within MaxAnswerBytes. The service fits its answers to it by
+// estimate, without encoding them; a surface's exact check (and Fit) is
+// then the rare exception, not a second encoding of every large answer.
+const answerJSONBound = MaxAnswerBytes * 10 / 23
+
+// Fixed JSON around an entry's text: keys, ids, times, url.
+const (
+	ticketOverhead = 640
+	noteOverhead   = 256
+	eventOverhead  = 448
+	shellOverhead  = 640
+)
+
+// EstimatedSize is a Sizer that estimates a value's JSON from the text it
+// carries (TextBytes), for the kinds Fit measures.
+func EstimatedSize(v any) int {
+	switch x := v.(type) {
+	case Ticket:
+		return x.TextBytes() + ticketOverhead
+	case Note:
+		return x.TextBytes() + noteOverhead
+	case Event:
+		return x.TextBytes() + eventOverhead
+	case *TicketDetail:
+		return x.Ticket.TextBytes() + ticketOverhead + shellOverhead
+	case *WorkspaceSummary, *TicketList, *NoteList, *HistoryList:
+		return shellOverhead
+	}
+	return MaxAnswerBytes // unknown: never fits
+}
+
+// fitEstimated fits an answer to answerJSONBound by estimate.
+func fitEstimated(f Fitter) { f.Fit(EstimatedSize, answerJSONBound) }
+
 // entryCost is what one list entry adds to an answer: itself and a comma,
 // in each of the surface's copies.
 func entryCost(size Sizer, v any) int { return size(v) + 2 }

@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"time"
+	"unicode/utf8"
 )
 
 // BoundedReads are the reads whose cost does not grow with the board: each
@@ -106,16 +107,44 @@ type SummaryRead struct {
 	Events    []Event // newest first
 }
 
-// TextBytes is how much text a ticket carries: what its answer grows with.
-// Stores use it to stop reading a page before it holds far more than an
-// answer may carry.
+// TextBytes is how many bytes a ticket's text takes as JSON (jsonBytes):
+// what its answer grows with. Stores use it to stop reading a page before
+// it holds far more than an answer may carry.
 func (t Ticket) TextBytes() int {
-	n := len(t.Title) + len(t.Body)
+	n := jsonBytes(t.Title) + jsonBytes(t.Body)
 	for _, l := range t.Links {
-		n += len(l.Ref) + len(l.Title)
+		n += jsonBytes(l.Ref) + jsonBytes(l.Title)
 	}
 	for _, tag := range t.Tags {
 		n += len(tag)
+	}
+	if t.Owner != nil {
+		n += len(*t.Owner)
+	}
+	return n
+}
+
+// TextBytes is how many bytes a note's body takes as JSON.
+func (n Note) TextBytes() int { return jsonBytes(n.Body) }
+
+// TextBytes is how many bytes an event's free text takes as JSON.
+func (e Event) TextBytes() int { return jsonBytes(e.Reason) + len(e.RequestID) + 8*len(e.Fields) }
+
+// jsonBytes is the length of s as a JSON string (without its quotes), as
+// encoding/json writes it: a control character, <, >, & or a line or
+// paragraph separator takes 6 bytes (\u003c), a quote, a backslash, a
+// newline, a return or a tab 2, anything else its UTF-8 length.
+func jsonBytes(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t':
+			n += 2
+		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError:
+			n += 6
+		default:
+			n += utf8.RuneLen(r)
+		}
 	}
 	return n
 }

@@ -71,7 +71,7 @@ func (s *Service) GetWorkspaceSummary(ctx context.Context, in WorkspaceInput) (W
 		DueBy:     s.now().AddDate(0, 0, dueSoonDays).Format(time.DateOnly),
 		Due:       summaryDue,
 		Events:    summaryEvents,
-		MaxBytes:  MaxAnswerBytes,
+		MaxBytes:  answerJSONBound / 2, // each of its two ticket lists
 	})
 	var denied *PolicyError
 	if errors.Is(err, ErrNotFound) || errors.As(err, &denied) {
@@ -82,13 +82,15 @@ func (s *Service) GetWorkspaceSummary(ctx context.Context, in WorkspaceInput) (W
 	}
 	w := r.Workspace
 	w.Counts = fullCounts(w.Counts)
-	return WorkspaceSummary{
+	out := WorkspaceSummary{
 		Workspace:    w,
 		Counts:       w.Counts,
 		WaitingAI:    s.decorate(r.WaitingAI),
 		DueSoon:      s.decorate(r.DueSoon),
 		RecentEvents: nonNilEvents(r.Events),
-	}, nil
+	}
+	fitEstimated(&out)
+	return out, nil
 }
 
 // decorate fills the fields computed on read (url) and non-nil lists.
@@ -124,7 +126,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 		return TicketList{}, err
 	}
 	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Query: in.Query, Limit: in.Limit,
-		Readable: readablePolicies(PrincipalFrom(ctx)), MaxBytes: MaxAnswerBytes, MaxScan: DefaultScan}
+		Readable: readablePolicies(PrincipalFrom(ctx)), MaxBytes: answerJSONBound - shellOverhead, MaxScan: DefaultScan}
 	if in.Cursor != "" {
 		before, err := decodeCursor(in.Cursor, q)
 		if err != nil {
@@ -145,6 +147,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 		c := encodeCursor(next, q)
 		out.NextCursor = &c
 	}
+	fitEstimated(&out)
 	return out, nil
 }
 
@@ -171,6 +174,7 @@ func (s *Service) GetTicket(ctx context.Context, in TicketIDInput) (TicketDetail
 	if a.MoreHistory && len(a.History) > 0 {
 		d.HistoryCursor = encodeActivityCursor(in.ID, activityHistory, eventPosition(a.History[0]))
 	}
+	fitEstimated(&d)
 	return d, nil
 }
 

@@ -1,9 +1,9 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
@@ -28,24 +28,34 @@ const answerBound = board.MaxAnswerBytes - envelopeReserve
 // every quote and backslash gains a backslash. (b comes from
 // encoding/json, so it holds no raw control character, <, > or &, which
 // would cost more as a string.)
-func answerCost(b []byte) int {
-	return 2*len(b) + bytes.Count(b, []byte{'"'}) + bytes.Count(b, []byte{'\\'}) + 2
+func answerCost(b string) int {
+	return 2*len(b) + strings.Count(b, `"`) + strings.Count(b, `\`) + 2
 }
 
 func sizeOf(v any) int {
-	b, err := json.Marshal(v)
+	b, err := encode(v)
 	if err != nil {
 		return answerBound + 1 // cannot be sent: never fits
 	}
 	return answerCost(b)
 }
 
+// encode is json.Marshal into a string, without copying it out of a
+// []byte: the text content of an answer holds it as it is.
+func encode(v any) (string, error) {
+	var sb strings.Builder
+	if err := json.NewEncoder(&sb).Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(sb.String(), "\n"), nil
+}
+
 // boundedJSON encodes a tool's output (out points to it), fitting it to
 // the answer bound first when it is over.
-func boundedJSON(out any) ([]byte, error) {
-	b, err := json.Marshal(out)
+func boundedJSON(out any) (string, error) {
+	b, err := encode(out)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	fitter, canFit := out.(board.Fitter)
 	// Fit adds up its entries' costs one by one, which can be off by a few
@@ -53,10 +63,10 @@ func boundedJSON(out any) ([]byte, error) {
 	// bound.
 	for attempt := 0; answerCost(b) > answerBound; attempt++ {
 		if !canFit || attempt == 3 || !fitter.Fit(sizeOf, answerBound-attempt*fitSlack) {
-			return nil, fmt.Errorf("the answer would be %d bytes, over the bound of %d", answerCost(b), answerBound)
+			return "", fmt.Errorf("the answer would be %d bytes, over the bound of %d", answerCost(b), answerBound)
 		}
-		if b, err = json.Marshal(out); err != nil {
-			return nil, err
+		if b, err = encode(out); err != nil {
+			return "", err
 		}
 	}
 	return b, nil

@@ -27,12 +27,21 @@ type HandlerOptions struct {
 	// BehindProxy turns off the loopback Host check, for API Gateway where
 	// the Host is the public name by design.
 	BehindProxy bool
+	// AnswerBytesInFlight bounds the bytes of answers being encoded and
+	// sent at once (answergate.go); 0: DefaultAnswerBytesInFlight.
+	AnswerBytesInFlight int64
 }
 
 // Handler serves the MCP server statelessly: no session state between
 // requests, so any instance answers any request; JSON responses; and the
 // handler context ends when the client closes the request (2026-07-28).
 func Handler(server *mcp.Server, opts HandlerOptions) http.Handler {
+	h, _ := handler(server, opts)
+	return h
+}
+
+func handler(server *mcp.Server, opts HandlerOptions) (http.Handler, *answerGate) {
+	gate := newAnswerGate(opts.AnswerBytesInFlight)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		JSONResponse:                 true,
@@ -40,7 +49,7 @@ func Handler(server *mcp.Server, opts HandlerOptions) http.Handler {
 		DisableLocalhostProtection:   opts.BehindProxy,
 		MaxRequestBodyBytes:          MaxBodyBytes,
 	})
-	return checkOrigin(opts.AllowedOrigins, requireUTF8(checkJSONRPC(plainErrorsAsJSONRPC(h))))
+	return gate.wrap(checkOrigin(opts.AllowedOrigins, requireUTF8(checkJSONRPC(plainErrorsAsJSONRPC(h))))), gate
 }
 
 // plainErrorsAsJSONRPC turns what the SDK still refuses with a plain-text

@@ -121,19 +121,32 @@ func add[In, Out any](s *mcp.Server, who PrincipalFunc, t *mcp.Tool, use func(co
 		if err != nil {
 			return toolError(err), nil
 		}
+		read := t.Annotations != nil && t.Annotations.ReadOnlyHint
+		if read {
+			if err := holdAnswer(ctx, board.MaxAnswerBytes); err != nil {
+				return nil, err // the caller gave up while waiting for room
+			}
+		}
 		output, err := use(board.WithPrincipal(ctx, who(ctx, req.Extra)), input)
 		if err != nil {
 			return toolError(err), nil
 		}
-		structured, err := boundedJSON(&output)
+		text, err := boundedJSON(&output)
 		if err != nil {
 			return nil, fmt.Errorf("encoding the result of %s: %w", t.Name, err)
 		}
+		if read {
+			settleAnswer(ctx, int64(answerCost(text)))
+		} else if err := holdAnswer(ctx, int64(answerCost(text))); err != nil {
+			return nil, err // the caller gave up while waiting for room
+		}
 		return &mcp.CallToolResult{
-			StructuredContent: json.RawMessage(structured),
+			// The SDK encodes the value itself into the response: the
+			// same JSON as text, with no third copy held meanwhile.
+			StructuredContent: &output,
 			// Clients without structured content read the same JSON as
 			// text; boundedJSON counted both copies.
-			Content: []mcp.Content{&mcp.TextContent{Text: string(structured)}},
+			Content: []mcp.Content{&mcp.TextContent{Text: text}},
 		}, nil
 	})
 }

@@ -45,7 +45,7 @@ func testListMaxBytes(t *testing.T, f *fixture) {
 	}
 }
 
-// scanTicket is one ticket of the MaxScan test, and which filters it meets.
+// scanCase is one filter of the MaxScan test.
 type scanCase struct {
 	name string
 	q    board.TicketQuery
@@ -115,8 +115,8 @@ func testListMaxScan(t *testing.T, f *fixture) {
 		{"status", board.TicketQuery{Status: board.StatusWaitingAI}},
 	}
 	for _, c := range cases {
-		for _, scan := range []int{1, 4, 7, 1000} {
-			for _, limit := range []int{1, 2, 5} {
+		for _, scan := range []int{1, 6, 1000} {
+			for _, limit := range []int{1, 4} {
 				q := c.q
 				q.Workspace, q.Limit, q.MaxScan = "inbox", limit, scan
 				var got []string
