@@ -51,6 +51,19 @@ bench:
 	$(GO) run ./bench/cmd/createvsnoop $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./bench
 
+# Bounded cost at scale: grows a board to 1k, 10k and 100k tickets and prints
+# every read's p50/p99 on SQLite and its DynamoDB requests and items read on
+# moto (bench/cmd/scale), then the server's peak memory while 32 clients read
+# the largest tickets the board allows (bench/cmd/memory). About 15 minutes
+# on 2 cores, most of it growing 100 000 tickets on moto and reading them
+# there; SCALEFLAGS='-sizes 1000,10000' for a quicker run. Not part of
+# `make test`; figures in docs/benchmarks.md.
+SCALEFLAGS ?=
+.PHONY: bench-scale
+bench-scale:
+	scripts/with-moto.sh $(GO) run ./bench/cmd/scale $(SCALEFLAGS)
+	$(GO) run ./bench/cmd/memory
+
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap for Lambda (provided.al2023, arm64);
 # `sam build` runs build-McpFunction with ARTIFACTS_DIR set.
