@@ -51,11 +51,32 @@ func EstimatedSize(v any) int {
 	case Event:
 		return x.TextBytes() + eventOverhead
 	case *TicketDetail:
-		return x.Ticket.TextBytes() + ticketOverhead + shellOverhead
-	case *WorkspaceSummary, *TicketList, *NoteList, *HistoryList:
-		return shellOverhead
+		n := x.Ticket.TextBytes() + ticketOverhead + shellOverhead
+		for _, e := range x.Notes {
+			n += EstimatedSize(e)
+		}
+		for _, e := range x.History {
+			n += EstimatedSize(e)
+		}
+		return n
+	case *TicketList:
+		return shellOverhead + sumOf(x.Tickets)
+	case *NoteList:
+		return shellOverhead + sumOf(x.Notes)
+	case *HistoryList:
+		return shellOverhead + sumOf(x.History)
+	case *WorkspaceSummary:
+		return shellOverhead + sumOf(x.WaitingAI) + sumOf(x.DueSoon) + sumOf(x.RecentEvents)
 	}
 	return MaxAnswerBytes // unknown: never fits
+}
+
+func sumOf[T any](entries []T) int {
+	n := 0
+	for _, e := range entries {
+		n += EstimatedSize(e)
+	}
+	return n
 }
 
 // fitEstimated fits an answer to answerJSONBound by estimate.
@@ -68,8 +89,11 @@ func entryCost(size Sizer, v any) int { return size(v) + 2 }
 // Fit keeps the first tickets that fit and points next_cursor after the
 // last one kept.
 func (l *TicketList) Fit(size Sizer, bound int) bool {
+	if size(l) <= bound {
+		return true
+	}
 	if len(l.Tickets) == 0 {
-		return size(l) <= bound
+		return false
 	}
 	shell := *l
 	shell.Tickets = nil
@@ -99,6 +123,9 @@ func (l *TicketList) Fit(size Sizer, bound int) bool {
 // newest of either list first, and points each cursor before the oldest
 // entry it kept.
 func (d *TicketDetail) Fit(size Sizer, bound int) bool {
+	if size(d) <= bound {
+		return true
+	}
 	shell := TicketDetail{Ticket: d.Ticket, Notes: []Note{}, History: []Event{},
 		NotesCursor:   encodeActivityCursor(d.Ticket.ID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"}),
 		HistoryCursor: encodeActivityCursor(d.Ticket.ID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
@@ -154,6 +181,9 @@ func firstEvent(events []Event) *Position {
 
 // Fit keeps the newest notes that fit.
 func (l *NoteList) Fit(size Sizer, bound int) bool {
+	if size(l) <= bound {
+		return true
+	}
 	shell := NoteList{TicketID: l.TicketID, Notes: []Note{},
 		NextCursor: encodeActivityCursor(l.TicketID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
 	total := size(&shell) + 64
@@ -178,6 +208,9 @@ func (l *NoteList) Fit(size Sizer, bound int) bool {
 
 // Fit keeps the newest events that fit.
 func (l *HistoryList) Fit(size Sizer, bound int) bool {
+	if size(l) <= bound {
+		return true
+	}
 	shell := HistoryList{TicketID: l.TicketID, History: []Event{},
 		NextCursor: encodeActivityCursor(l.TicketID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
 	total := size(&shell) + 64
@@ -204,6 +237,9 @@ func (l *HistoryList) Fit(size Sizer, bound int) bool {
 // from each list in turn while they fit. The summary is an overview: the
 // full lists are a list_tickets or list_ticket_history call away.
 func (w *WorkspaceSummary) Fit(size Sizer, bound int) bool {
+	if size(w) <= bound {
+		return true
+	}
 	shell := WorkspaceSummary{Workspace: w.Workspace, Counts: w.Counts, WaitingAI: []Ticket{}, DueSoon: []Ticket{}, RecentEvents: []Event{}}
 	total := size(&shell) + 64
 	if total > bound {
