@@ -52,6 +52,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		"busy_timeout(10000)",
 		// FULL: an acknowledged write survives power loss, not only a crash.
 		"synchronous(FULL)",
+		// Statement journals (a write with triggers needs one to undo itself)
+		// and temporary tables stay in memory: a write never needs a file
+		// beside the database and its WAL, so a full disk fails it only at
+		// COMMIT, where the group commit expects failures.
+		"temp_store(2)",
 		"foreign_keys(1)",
 	} {
 		q.Add("_pragma", p)

@@ -120,6 +120,7 @@ func testContention(t *testing.T, open Instances, instances int) {
 	if want := int64(1 + writers*calls); d.Ticket.Version != want {
 		t.Errorf("version after %d changes: %d, want %d", writers*calls, d.Ticket.Version, want)
 	}
+	d.Notes, d.History = allActivity(t, ctx, svcs[0], id)
 	var wantNotes, gotNotes []string
 	for w := range writers {
 		for k := 0; k < calls; k += 2 {
@@ -239,4 +240,35 @@ func testCreatesAcrossInstances(t *testing.T, open Instances) {
 	if err != nil || sum.Counts[board.StatusCandidate] != n {
 		t.Errorf("candidate count: %v %v, want %d", sum.Counts, err, n)
 	}
+}
+
+// allActivity reads every note and event of a ticket, oldest first, through
+// the pages get_ticket points to.
+func allActivity(t *testing.T, ctx context.Context, svc *board.Service, id string) ([]board.Note, []board.Event) {
+	t.Helper()
+	var notes []board.Note
+	var events []board.Event
+	for in := (board.TicketActivityInput{ID: id, Limit: board.MaxLimit}); ; {
+		page, err := svc.ListTicketNotes(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes = append(page.Notes, notes...)
+		if page.NextCursor == nil {
+			break
+		}
+		in.Cursor = *page.NextCursor
+	}
+	for in := (board.TicketActivityInput{ID: id, Limit: board.MaxLimit}); ; {
+		page, err := svc.ListTicketHistory(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(page.History, events...)
+		if page.NextCursor == nil {
+			break
+		}
+		in.Cursor = *page.NextCursor
+	}
+	return notes, events
 }
