@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -22,42 +23,90 @@ var principal = board.Principal{Author: "ai:bench", Source: board.SourceMCP}
 // group-commits concurrent writes, so this is much faster than one.
 const growers = 32
 
+// benchSQLite grows one board through every size, keeping a copy of the
+// file at each, then opens the copies side by side and measures each call
+// on all of them in turn (size 1, size 2, size 3, size 1, ...): a noisy
+// machine slows every size alike, so their ratios hold.
 func benchSQLite(ctx context.Context, sizes []int64, perCall int) error {
 	dir, err := os.MkdirTemp("", "ledger-bench-scale-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	store, err := sqlite.OpenDir(ctx, dir)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://127.0.0.1", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return err
-	}
 	ctx = board.WithPrincipal(ctx, principal)
-	rows := map[string][]stats{}
+	growing := filepath.Join(dir, "growing")
 	var grown int64
+	var copies []string
 	for _, size := range sizes {
+		store, err := sqlite.OpenDir(ctx, growing)
+		if err != nil {
+			return err
+		}
+		svc, err := newBenchService(store)
+		if err != nil {
+			return err
+		}
 		start := time.Now()
 		if err := growSQLite(ctx, svc, grown+1, size); err != nil {
 			return err
 		}
 		grown = size
-		info, _ := os.Stat(filepath.Join(dir, sqlite.FileName))
-		fmt.Fprintf(os.Stderr, "sqlite: grew to %d tickets in %s (file %d MB)\n", size, time.Since(start).Round(time.Second), info.Size()>>20)
-		for _, c := range calls() {
-			st, err := timeCall(ctx, svc, c, perCall)
-			if err != nil {
-				return fmt.Errorf("sqlite %s at %d: %w", c.name, size, err)
-			}
-			rows[c.name] = append(rows[c.name], st)
+		if err := store.Close(); err != nil { // checkpoints the WAL into the file
+			return err
 		}
+		copyDir := filepath.Join(dir, label(size))
+		if err := copyFile(filepath.Join(growing, sqlite.FileName), filepath.Join(copyDir, sqlite.FileName)); err != nil {
+			return err
+		}
+		copies = append(copies, copyDir)
+		info, _ := os.Stat(filepath.Join(copyDir, sqlite.FileName))
+		fmt.Fprintf(os.Stderr, "sqlite: grew to %d tickets in %s (file %d MB)\n", size, time.Since(start).Round(time.Second), info.Size()>>20)
+	}
+	svcs := make([]*board.Service, len(copies))
+	for i, d := range copies {
+		store, err := sqlite.OpenDir(ctx, d)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		if svcs[i], err = newBenchService(store); err != nil {
+			return err
+		}
+	}
+	rows := map[string][]stats{}
+	for _, c := range calls() {
+		st, err := timeSideBySide(ctx, svcs, c, perCall)
+		if err != nil {
+			return fmt.Errorf("sqlite %s: %w", c.name, err)
+		}
+		rows[c.name] = st
 	}
 	printSQLite(sizes, rows)
 	return nil
+}
+
+func newBenchService(store board.Store) (*board.Service, error) {
+	return board.NewService(board.Config{Store: store, BaseURL: "http://127.0.0.1", Logger: slog.New(slog.DiscardHandler)})
+}
+
+func copyFile(from, to string) error {
+	if err := os.MkdirAll(filepath.Dir(to), 0o750); err != nil {
+		return err
+	}
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
 }
 
 // growSQLite creates tickets from..to through the service, as callers do,
@@ -118,27 +167,33 @@ type stats struct {
 	wrong    string
 }
 
-func timeCall(ctx context.Context, svc *board.Service, c call, n int) (stats, error) {
-	var st stats
-	lat := make([]time.Duration, 0, n)
-	for i := range n + 3 { // three unmeasured calls warm caches
-		t0 := time.Now()
-		got, err := c.fn(ctx, svc, i)
-		d := time.Since(t0)
-		if errors.Is(err, errWrong) {
-			st.wrong, err = err.Error(), nil
-		}
-		if err != nil {
-			return st, err
-		}
-		st.returned = got
-		if i >= 3 {
-			lat = append(lat, d)
+// timeSideBySide makes n measured calls on every board, in turn, after
+// three unmeasured ones each (warm caches), and returns each board's stats.
+func timeSideBySide(ctx context.Context, svcs []*board.Service, c call, n int) ([]stats, error) {
+	out := make([]stats, len(svcs))
+	lat := make([][]time.Duration, len(svcs))
+	for i := range n + 3 {
+		for k, svc := range svcs {
+			t0 := time.Now()
+			got, err := c.fn(ctx, svc, i)
+			d := time.Since(t0)
+			if errors.Is(err, errWrong) {
+				out[k].wrong, err = err.Error(), nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			out[k].returned = got
+			if i >= 3 {
+				lat[k] = append(lat[k], d)
+			}
 		}
 	}
-	slices.Sort(lat)
-	st.p50, st.p99 = percentile(lat, 50), percentile(lat, 99)
-	return st, nil
+	for k := range out {
+		slices.Sort(lat[k])
+		out[k].p50, out[k].p99 = percentile(lat[k], 50), percentile(lat[k], 99)
+	}
+	return out, nil
 }
 
 // percentile of sorted durations (nearest rank).
