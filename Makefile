@@ -54,10 +54,11 @@ bench:
 # Bounded cost at scale: grows a board to 1k, 10k and 100k tickets and prints
 # every read's p50/p99 on SQLite and its DynamoDB requests and items read on
 # moto (bench/cmd/scale), then the server's peak memory while 32 clients read
-# the largest tickets the board allows (bench/cmd/memory). About 15 minutes
-# on 2 cores, most of it growing 100 000 tickets on moto and reading them
-# there; SCALEFLAGS='-sizes 1000,10000' for a quicker run. Not part of
-# `make test`; figures in docs/benchmarks.md.
+# the largest tickets the board allows (bench/cmd/memory). About 30 minutes
+# on 2 cores: SQLite about 10 (growing 100 000 tickets through the service),
+# moto about 20 (it answers one Query over 100 000 tickets in ~20 s);
+# SCALEFLAGS='-sizes 1000,10000' takes about 3. Not part of `make test`;
+# figures in docs/benchmarks.md.
 SCALEFLAGS ?=
 .PHONY: bench-scale
 bench-scale:
