@@ -144,6 +144,9 @@ func (s *Server) ownerChoices(r *http.Request) []string {
 type ticketData struct {
 	Detail board.TicketDetail
 	Owners []string
+	// Older pages of notes or history are shown instead of the newest
+	// when the page is asked for them (?notes=<cursor>, ?history=<cursor>).
+	OlderNotes, OlderHistory bool
 }
 
 func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
@@ -156,8 +159,26 @@ func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, s
 		s.errorPage(w, r, err)
 		return
 	}
-	s.render(w, r, status, "ticket", page{Title: d.Ticket.ID + " " + d.Ticket.Title, Error: errMsg,
-		Data: ticketData{Detail: d, Owners: s.ownerChoices(r)}})
+	td := ticketData{Detail: d, Owners: s.ownerChoices(r)}
+	// get_ticket carries the newest notes and events; older ones come a
+	// page at a time through the cursors it gives.
+	if c := r.URL.Query().Get("notes"); c != "" {
+		p, err := s.cfg.Service.ListTicketNotes(r.Context(), board.TicketActivityInput{ID: id, Cursor: c})
+		if err != nil {
+			s.errorPage(w, r, err)
+			return
+		}
+		td.Detail.Notes, td.Detail.NotesCursor, td.OlderNotes = p.Notes, p.NextCursor, true
+	}
+	if c := r.URL.Query().Get("history"); c != "" {
+		p, err := s.cfg.Service.ListTicketHistory(r.Context(), board.TicketActivityInput{ID: id, Cursor: c})
+		if err != nil {
+			s.errorPage(w, r, err)
+			return
+		}
+		td.Detail.History, td.Detail.HistoryCursor, td.OlderHistory = p.History, p.NextCursor, true
+	}
+	s.render(w, r, status, "ticket", page{Title: d.Ticket.ID + " " + d.Ticket.Title, Error: errMsg, Data: td})
 }
 
 // createWorkspace is the home page's form.
