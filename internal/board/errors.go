@@ -17,6 +17,13 @@ const (
 	// CodeInProgress: an earlier call with the same request_id is still
 	// running; retry later with the same request_id.
 	CodeInProgress Code = "in_progress"
+	// CodeRequestReused: the request_id (REST: the Idempotency-Key) was
+	// used before for another call (other arguments or another tool);
+	// nothing was written.
+	CodeRequestReused Code = "request_id_reused"
+	// CodePreconditionFailed: the caller's precondition (REST: If-Match on
+	// the ticket's version) no longer holds; nothing was written.
+	CodePreconditionFailed Code = "precondition_failed"
 	// CodeInternal: something failed that is not the caller's doing; the
 	// message says what to do next and, with ErrorID, how to report it.
 	CodeInternal Code = "internal"

@@ -85,7 +85,7 @@ func asIfAbsent(c ledgerCall, existing ledger.Record) error {
 		}
 		return workspaceNotFound(c.workspace)
 	}
-	return Errorf(CodeConflict, "request_id %q cannot be used for this call; nothing was written. Use a new request_id for a new intent", existing.Key.RequestID)
+	return Errorf(CodeRequestReused, "request_id %q cannot be used for this call; nothing was written. Use a new request_id for a new intent", existing.Key.RequestID)
 }
 
 // judge answers a write that found an unexpired record under its key.
@@ -101,7 +101,7 @@ func (s *Service) judge(ctx context.Context, existing ledger.Record, c ledgerCal
 	case ledger.Replay:
 		return existing.Result, nil
 	case ledger.Mismatch:
-		return nil, Errorf(CodeConflict, "%s", ledger.MismatchMessage(existing, c.tool, c.canonical))
+		return nil, Errorf(CodeRequestReused, "%s", ledger.MismatchMessage(existing, c.tool, c.canonical))
 	case ledger.Abandoned:
 		return nil, Errorf(CodeConflict, "request_id %q belongs to an earlier call that stopped before finishing; call find_request to see what it did, then retry with the same request_id", existing.Key.RequestID)
 	default:

@@ -39,6 +39,13 @@ type UpdateTicketInput struct {
 	// Status is accepted by the schema only so the refusal can name move_ticket.
 	Status *string `json:"status,omitempty" jsonschema:"not accepted: status changes go through move_ticket"`
 
+	// IfVersion, when not 0, is a precondition (REST: If-Match): the
+	// change is made only while the ticket is at this version, else
+	// CodePreconditionFailed. It is not an argument (no JSON, no schema,
+	// not in the fingerprint): a retry is judged by the ledger first, so a
+	// replay answers whatever the precondition says now.
+	IfVersion int64 `json:"-"`
+
 	// nulls names the fields given as JSON null (UnmarshalJSON), which a
 	// pointer alone cannot tell from absent ones.
 	nulls []string

@@ -25,6 +25,8 @@ type Store interface {
 	PeopleStore
 	// Workspace creation and settings through the ledger (workspace_store.go).
 	WorkspaceWriter
+	// API tokens (token_store.go).
+	TokenStore
 
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)

@@ -179,6 +179,9 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 		return TicketResult{}, err
 	}
 	raw, replayed, err := s.mutate(ctx, ToolUpdateTicket, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
+		if in.IfVersion != 0 && before.Version != in.IfVersion {
+			return change{}, Errorf(CodePreconditionFailed, "ticket '%s' is at version %d, not %d: it changed since you read it, and nothing was written. Read it again and send the change with its current version", in.ID, before.Version, in.IfVersion)
+		}
 		after := before
 		after.Tags = slices.Clone(before.Tags)
 		after.Links = slices.Clone(before.Links)

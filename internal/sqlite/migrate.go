@@ -37,9 +37,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.write.ExecContext(ctx, schema); err != nil {
 		return err
 	}
-	// People's tables are created where missing on every open, as they are
-	// (people_schema.go); they are no part of the versions below.
+	// People's and API tokens' tables are created where missing on every
+	// open, as they are (people_schema.go); they are no part of the
+	// versions below.
 	if _, err := s.write.ExecContext(ctx, peopleSchema); err != nil {
+		return err
+	}
+	if _, err := s.write.ExecContext(ctx, tokenSchema); err != nil {
 		return err
 	}
 	var version int

@@ -32,3 +32,20 @@ CREATE TABLE IF NOT EXISTS sign_in_failures (
 );
 CREATE INDEX IF NOT EXISTS sign_in_failures_by_handle ON sign_in_failures (handle, at);
 `
+
+// tokenSchema holds API tokens (tokens.go); applied on open after
+// peopleSchema, idempotent like it. Only the secret's hash is stored.
+const tokenSchema = `
+CREATE TABLE IF NOT EXISTS api_tokens (
+	id           TEXT PRIMARY KEY,
+	hash         TEXT NOT NULL,
+	handle       TEXT NOT NULL REFERENCES people(handle),
+	agent        TEXT NOT NULL DEFAULT '',
+	label        TEXT NOT NULL DEFAULT '',
+	created_by   TEXT NOT NULL,
+	created_at   TEXT NOT NULL,
+	last_used_at TEXT,
+	revoked_at   TEXT
+);
+CREATE INDEX IF NOT EXISTS api_tokens_by_handle ON api_tokens (handle, created_at);
+`

@@ -91,6 +91,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"LargeValues", largeValueTests()},
 		{"People", peopleTests()},
 		{"Credentials", credentialTests()},
+		{"Tokens", tokenTests()},
 		{"WorkspaceWrites", workspaceWriteTests()},
 	}
 	for _, g := range groups {

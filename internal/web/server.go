@@ -138,8 +138,10 @@ func statusOf(err error) int {
 		return http.StatusForbidden
 	case board.CodeInvalid:
 		return http.StatusUnprocessableEntity
-	case board.CodeConflict, board.CodeInProgress:
+	case board.CodeConflict, board.CodeInProgress, board.CodeRequestReused:
 		return http.StatusConflict
+	case board.CodePreconditionFailed:
+		return http.StatusPreconditionFailed
 	}
 	return http.StatusInternalServerError
 }
@@ -148,7 +150,7 @@ func statusOf(err error) int {
 // hint for a form that was already used with other values.
 func message(err error) string {
 	msg := err.Error()
-	if board.ErrorCode(err) == board.CodeConflict && strings.Contains(msg, "request_id") {
+	if board.ErrorCode(err) == board.CodeRequestReused {
 		msg = "This form was already submitted with other values, so nothing was written now. Reload the page to start a new change. (" + msg + ")"
 	}
 	return msg
