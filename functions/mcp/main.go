@@ -21,6 +21,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/rest"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
 )
 
@@ -109,12 +110,16 @@ func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.
 	sdkLog := slog.New(log.Handler().WithGroup("mcp"))
 	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log})
 	resolver := auth.NewResolver(auth.ResolverConfig{Mode: cfg.Auth, Accounts: accounts, LocalAgent: cfg.principal()})
+	// API tokens (Authorization: Bearer tl_…) on /mcp and /api/v1.
+	resolver.AddBearer(accounts.VerifyToken)
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal(), Logger: sdkLog})
 	mux := http.NewServeMux()
 	// Who calls /mcp is resolved before the MCP server sees the request:
 	// without a credential in required mode it is a 401 with a Bearer
 	// challenge, as MCP clients expect.
 	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny, mcpserver.Handler(server, opts)))
+	// REST: the same use cases and resolver, JSON in and out.
+	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins}))
 	mux.Handle("GET /healthz", newHealth(store, log))
 	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, Logger: log}))
 	return mux, nil

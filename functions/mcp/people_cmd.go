@@ -40,11 +40,14 @@ type command struct {
 
 // isCommand reports whether the arguments name an admin command rather
 // than the server.
-func isCommand(args []string) bool { return len(args) > 0 && args[0] == "people" }
+func isCommand(args []string) bool { return len(args) > 0 && (args[0] == "people" || args[0] == "tokens") }
 
 // run executes the command and returns the process's exit code. Only the
 // asked-for value goes to stdout; everything else to stderr.
 func (c command) run(ctx context.Context) int {
+	if c.args[0] == "tokens" {
+		return c.runTokens(ctx)
+	}
 	if len(c.args) < 2 {
 		fmt.Fprint(c.stderr, peopleUsage)
 		return exitUsage
@@ -103,13 +106,11 @@ func (c command) run(ctx context.Context) int {
 		pw := strings.TrimSuffix(strings.TrimSuffix(string(raw), "\n"), "\r")
 		password = &pw
 	}
-	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := openStore(ctx, cfg, log)
+	accounts, closeStore, err := c.openAccounts(ctx, cfg)
 	if err != nil {
 		return c.fail(err)
 	}
-	defer store.Close()
-	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log})
+	defer closeStore()
 	ctx = board.WithPrincipal(ctx, auth.Operator)
 	link := func(secret string) int {
 		fmt.Fprintln(c.stdout, strings.TrimRight(cfg.BaseURL, "/")+invitePath+secret)
@@ -153,6 +154,17 @@ func (c command) run(ctx context.Context) int {
 	}
 }
 
+// openAccounts opens the store the environment names, for the people and
+// token use cases; warnings go to stderr.
+func (c command) openAccounts(ctx context.Context, cfg config) (*auth.Accounts, func(), error) {
+	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	store, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return auth.NewAccounts(auth.Config{Store: store, Logger: log}), func() { store.Close() }, nil
+}
+
 // personState is one word: disabled, invited (no password yet) or active.
 func personState(p board.Person) string {
 	switch {
@@ -166,7 +178,11 @@ func personState(p board.Person) string {
 
 func (c command) usage(format string, args ...any) int {
 	fmt.Fprintf(c.stderr, "ticket-ledger: "+format+"\n\n", args...)
-	fmt.Fprint(c.stderr, peopleUsage)
+	if c.args[0] == "tokens" {
+		fmt.Fprint(c.stderr, tokensUsage)
+	} else {
+		fmt.Fprint(c.stderr, peopleUsage)
+	}
 	return exitUsage
 }
 

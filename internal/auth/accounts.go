@@ -2,7 +2,8 @@
 // credentials: password hashing (argon2id), sign-in with a rate limit per
 // handle, sessions, invitations, and the one Resolver every surface asks
 // who is calling. API tokens and OAuth grants plug into the same Resolver
-// as bearer verifiers. Storage is board.PeopleStore, part of board.Store.
+// as bearer verifiers. Storage is board.PeopleStore and board.TokenStore,
+// parts of board.Store.
 package auth
 
 import (
@@ -29,9 +30,16 @@ const (
 // binary against the store administers it.
 var Operator = board.Principal{Author: "operator", Role: board.RoleAdmin}
 
+// Store is what Accounts keeps: people, their sessions and invitations,
+// and their API tokens (every board.Store is one).
+type Store interface {
+	board.PeopleStore
+	board.TokenStore
+}
+
 // Config configures Accounts.
 type Config struct {
-	Store         board.PeopleStore
+	Store         Store
 	SessionTTL    time.Duration    // 0: DefaultSessionTTL
 	InvitationTTL time.Duration    // 0: DefaultInvitationTTL
 	Now           func() time.Time // the clock; tests move it
@@ -41,7 +49,7 @@ type Config struct {
 // Accounts holds the people use cases: adding, disabling, inviting, signing
 // in and out. It is safe for concurrent use.
 type Accounts struct {
-	store         board.PeopleStore
+	store         Store
 	sessionTTL    time.Duration
 	invitationTTL time.Duration
 	now           func() time.Time

@@ -100,18 +100,22 @@ func (r *Resolver) AddBearer(v BearerVerifier) { r.bearers = append(r.bearers, v
 // Resolve returns who is calling: in loopback mode the local principal of
 // the surface; otherwise the principal of the request's credential, or
 // ErrNoCredential / ErrBadCredential. Source is left to the caller.
+//
+// A bearer token on an API surface is honoured in both modes: in loopback
+// mode a script or agent that sends one acts as its token's principal (a
+// person, or an agent for them) instead of the local agent.
 func (r *Resolver) Resolve(req *http.Request, surface Surface) (board.Principal, error) {
-	if r.cfg.Mode == ModeLoopback {
-		if surface == SurfaceWeb {
-			return LocalPerson, nil
-		}
-		return r.cfg.LocalAgent, nil
-	}
 	ctx := req.Context()
 	if surface == SurfaceAPI {
 		if token, ok := bearerToken(req); ok {
 			return r.resolveBearer(ctx, token)
 		}
+	}
+	if r.cfg.Mode == ModeLoopback {
+		if surface == SurfaceWeb {
+			return LocalPerson, nil
+		}
+		return r.cfg.LocalAgent, nil
 	}
 	c, err := req.Cookie(SessionCookie)
 	if err != nil || c.Value == "" {
@@ -137,10 +141,9 @@ func (r *Resolver) resolveBearer(ctx context.Context, token string) (board.Princ
 		if !ok {
 			continue
 		}
-		if err != nil {
-			return board.Principal{}, fmt.Errorf("%w: %w", ErrBadCredential, err)
-		}
-		return p, nil
+		// ErrBadCredential (a 401), or a failure to check (a 503): a store
+		// that did not answer says nothing about the token.
+		return p, err
 	}
 	return board.Principal{}, ErrBadCredential
 }
@@ -169,7 +172,7 @@ func (r *Resolver) RequireAPI(source board.Source, deny func(w http.ResponseWrit
 		p, err := r.Resolve(req, SurfaceAPI)
 		switch {
 		case Unauthorized(err):
-			w.Header().Set("WWW-Authenticate", r.challenge())
+			w.Header().Set("WWW-Authenticate", r.challenge(err))
 			msg := "this server needs a credential: send Authorization: Bearer <token>"
 			if errors.Is(err, ErrBadCredential) {
 				msg = "the credential was not accepted (unknown, expired or revoked); get a new one"
@@ -185,6 +188,13 @@ func (r *Resolver) RequireAPI(source board.Source, deny func(w http.ResponseWrit
 	})
 }
 
-// challenge is the WWW-Authenticate value of a 401 (RFC 6750). OAuth
-// (protected resource metadata) will add its resource_metadata parameter.
-func (r *Resolver) challenge() string { return `Bearer realm="ticket-ledger"` }
+// challenge is the WWW-Authenticate value of a 401 (RFC 6750): a bad
+// credential adds error="invalid_token". OAuth (protected resource
+// metadata) will add its resource_metadata parameter.
+func (r *Resolver) challenge(err error) string {
+	c := `Bearer realm="ticket-ledger"`
+	if errors.Is(err, ErrBadCredential) {
+		c += `, error="invalid_token", error_description="the token is unknown, expired or revoked"`
+	}
+	return c
+}

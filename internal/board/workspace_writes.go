@@ -26,19 +26,19 @@ const MaxWorkspaceName = 100
 
 // CreateWorkspaceInput creates a workspace (people only).
 type CreateWorkspaceInput struct {
-	RequestID string   `json:"request_id"`
-	Slug      string   `json:"slug"`
-	Name      string   `json:"name"`
-	AIPolicy  AIPolicy `json:"ai_policy,omitempty"` // default read_write
+	RequestID string   `json:"request_id" jsonschema:"idempotency key: a new unique id for each new workspace"`
+	Slug      string   `json:"slug" jsonschema:"the new workspace's slug: lowercase letters, digits and -, at most 40, e.g. ops"`
+	Name      string   `json:"name" jsonschema:"display name, one line, 1-100 characters"`
+	AIPolicy  AIPolicy `json:"ai_policy,omitempty" jsonschema:"what AI may do there: read_write (default), read_only or hidden"`
 }
 
 // UpdateWorkspaceInput changes a workspace's settings (admins only).
 // Absent fields stay as they are.
 type UpdateWorkspaceInput struct {
-	RequestID string    `json:"request_id"`
-	Workspace string    `json:"workspace"`
-	Name      *string   `json:"name,omitempty"`
-	AIPolicy  *AIPolicy `json:"ai_policy,omitempty"`
+	RequestID string    `json:"request_id" jsonschema:"idempotency key: a new unique id for each new change"`
+	Workspace string    `json:"workspace" jsonschema:"workspace slug, e.g. inbox"`
+	Name      *string   `json:"name,omitempty" jsonschema:"new display name, one line, 1-100 characters"`
+	AIPolicy  *AIPolicy `json:"ai_policy,omitempty" jsonschema:"what AI may do there: read_write, read_only or hidden (admins only)"`
 }
 
 // WorkspaceResult answers a workspace write.

@@ -1,0 +1,114 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// Statuses every authenticated route can answer besides its own.
+var (
+	readProblems  = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusInternalServerError, http.StatusServiceUnavailable}
+	writeProblems = []int{http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity}
+)
+
+// routes is the API, in the order of its documentation.
+func routes() []route {
+	return []route{
+		op("GET", "/workspaces", specInfo{id: "listWorkspaces", status: 200,
+			summary:     "List workspaces",
+			description: "The workspaces you can see, with ticket counts per status (as list_workspaces). Workspaces hidden from AI are absent for an agent's token; people see every workspace."},
+			func(s *board.Service) func(context.Context, struct{}) (board.WorkspacesResult, error) {
+				return func(ctx context.Context, _ struct{}) (board.WorkspacesResult, error) { return s.ListWorkspaces(ctx) }
+			}, nil),
+		op("POST", "/workspaces", specInfo{id: "createWorkspace", status: 201, body: true, write: true, location: true,
+			problems:    []int{http.StatusForbidden},
+			summary:     "Create a workspace (people)",
+			description: "Creates an empty workspace with an ai_policy (default read_write). People only: an agent's token is refused."},
+			func(s *board.Service) func(context.Context, board.CreateWorkspaceInput) (board.WorkspaceResult, error) {
+				return s.CreateWorkspace
+			}, func(_ *http.Request, h http.Header, out board.WorkspaceResult) {
+				h.Set("Location", "/api/v1/workspaces/"+out.Workspace.Slug)
+			}),
+		op("GET", "/workspaces/{slug}", specInfo{id: "getWorkspaceSummary", status: 200, path: map[string]string{"slug": "workspace"},
+			problems:    []int{http.StatusNotFound},
+			summary:     "Workspace summary",
+			description: "Counts per status, tickets waiting for AI, tickets due within 7 days and recent events (as get_workspace_summary)."},
+			func(s *board.Service) func(context.Context, board.WorkspaceInput) (board.WorkspaceSummary, error) {
+				return s.GetWorkspaceSummary
+			}, nil),
+		op("PATCH", "/workspaces/{slug}", specInfo{id: "updateWorkspace", status: 200, path: map[string]string{"slug": "workspace"}, body: true, write: true,
+			problems:    []int{http.StatusForbidden, http.StatusNotFound},
+			mediaTypes:  []string{"application/json", "application/merge-patch+json"},
+			summary:     "Change a workspace's name or ai_policy (admins)",
+			description: "Absent fields stay as they are. Admins only."},
+			func(s *board.Service) func(context.Context, board.UpdateWorkspaceInput) (board.WorkspaceResult, error) {
+				return s.UpdateWorkspace
+			}, nil),
+		op("GET", "/workspaces/{slug}/tickets", specInfo{id: "listTickets", status: 200, path: map[string]string{"slug": "workspace"}, query: true, link: true,
+			problems:    []int{http.StatusNotFound},
+			summary:     "List tickets",
+			description: "Newest first, filtered by status, owner, tag or text (as list_tickets). Pages with limit (1-100, default 20) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page."},
+			func(s *board.Service) func(context.Context, board.ListTicketsInput) (board.TicketList, error) {
+				return s.ListTickets
+			}, func(r *http.Request, h http.Header, out board.TicketList) {
+				if out.NextCursor != nil {
+					q := r.URL.Query()
+					q.Set("cursor", *out.NextCursor)
+					h.Set("Link", "<"+(&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String()+`>; rel="next"`)
+				}
+			}),
+		op("POST", "/workspaces/{slug}/tickets", specInfo{id: "createTicket", status: 201, path: map[string]string{"slug": "workspace"}, body: true, write: true,
+			location: true, etag: true, problems: []int{http.StatusForbidden, http.StatusNotFound},
+			summary:     "Create a ticket",
+			description: "A new ticket in status candidate (as create_ticket); created_by is the credential's author. Exactly once per Idempotency-Key."},
+			func(s *board.Service) func(context.Context, board.CreateTicketInput) (board.TicketResult, error) {
+				return s.CreateTicket
+			}, ticketHeaders),
+		op("GET", "/tickets/{id}", specInfo{id: "getTicket", status: 200, path: map[string]string{"id": "id"}, etag: true,
+			problems:    []int{http.StatusNotFound},
+			summary:     "Get a ticket",
+			description: "A ticket with its notes and history (as get_ticket). The ETag is the ticket's version, for If-Match on PATCH."},
+			func(s *board.Service) func(context.Context, board.TicketIDInput) (board.TicketDetail, error) {
+				return s.GetTicket
+			}, func(_ *http.Request, h http.Header, out board.TicketDetail) { h.Set("ETag", etag(out.Ticket.Version)) }),
+		op("PATCH", "/tickets/{id}", specInfo{id: "updateTicket", status: 200, path: map[string]string{"id": "id"}, body: true, write: true,
+			ifMatch: true, etag: true, problems: []int{http.StatusForbidden, http.StatusNotFound, http.StatusPreconditionFailed},
+			mediaTypes:  []string{"application/json", "application/merge-patch+json"},
+			summary:     "Change a ticket's fields",
+			description: "Title, body, priority, owner, due, tags, links (as update_ticket; never status). Absent fields stay; null clears owner, due, body, tags or links. With If-Match (the ETag of GET) the change is made only while the ticket is at that version, else 412 and nothing is written. A retry with the same Idempotency-Key replays the first answer whatever If-Match says now."},
+			func(s *board.Service) func(context.Context, board.UpdateTicketInput) (board.TicketResult, error) {
+				return s.UpdateTicket
+			}, ticketHeaders),
+		op("POST", "/tickets/{id}/move", specInfo{id: "moveTicket", status: 200, path: map[string]string{"id": "id"}, body: true, write: true, etag: true,
+			problems:    []int{http.StatusForbidden, http.StatusNotFound},
+			summary:     "Move a ticket to another status",
+			description: "With an optional reason kept in the history (as move_ticket). Moving to done sets completed_at; moving out of done clears it."},
+			func(s *board.Service) func(context.Context, board.MoveTicketInput) (board.MoveResult, error) {
+				return s.MoveTicket
+			}, func(_ *http.Request, h http.Header, out board.MoveResult) { h.Set("ETag", etag(out.Ticket.Version)) }),
+		op("POST", "/tickets/{id}/notes", specInfo{id: "addNote", status: 201, path: map[string]string{"id": "id"}, body: true, write: true,
+			problems:    []int{http.StatusForbidden, http.StatusNotFound},
+			summary:     "Add a note to a ticket",
+			description: "A Markdown note (as add_note)."},
+			func(s *board.Service) func(context.Context, board.AddNoteInput) (board.NoteResult, error) {
+				return s.AddNote
+			}, nil),
+		op("GET", "/requests/{key}", specInfo{id: "findRequest", status: 200, path: map[string]string{"key": "request_id"},
+			summary:     "What became of an earlier write",
+			description: "By its Idempotency-Key, or the request_id an MCP call or a web form used (one namespace per caller; as find_request): done (with the stored result), running, abandoned, or unknown."},
+			func(s *board.Service) func(context.Context, board.FindRequestInput) (board.RequestLookup, error) {
+				return s.FindRequest
+			}, nil),
+	}
+}
+
+// ticketHeaders: the ticket's version as ETag and its URL as Location.
+func ticketHeaders(r *http.Request, h http.Header, out board.TicketResult) {
+	h.Set("ETag", etag(out.Ticket.Version))
+	if r.Method == http.MethodPost {
+		h.Set("Location", "/api/v1/tickets/"+out.Ticket.ID)
+	}
+}
