@@ -40,7 +40,9 @@ type command struct {
 
 // isCommand reports whether the arguments name an admin command rather
 // than the server.
-func isCommand(args []string) bool { return len(args) > 0 && (args[0] == "people" || args[0] == "tokens") }
+func isCommand(args []string) bool {
+	return len(args) > 0 && (args[0] == "people" || args[0] == "tokens")
+}
 
 // run executes the command and returns the process's exit code. Only the
 // asked-for value goes to stdout; everything else to stderr.

@@ -49,7 +49,7 @@ type clock struct {
 	now time.Time
 }
 
-func (c *clock) Now() time.Time     { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
 func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
 // backends names the stores to run on; under make test a missing moto
@@ -96,7 +96,9 @@ func openBackend(t *testing.T, name string) *backend {
 			t.Cleanup(func() { st.Close() })
 			return st
 		}
-		b.rows = func(t *testing.T, kind string) []string { return sqlRows(t, path, map[string]string{"tokens": "api_tokens"}[kind]) }
+		b.rows = func(t *testing.T, kind string) []string {
+			return sqlRows(t, path, map[string]string{"tokens": "api_tokens"}[kind])
+		}
 	case "minidyn", "moto":
 		endpoint := os.Getenv("LEDGER_TEST_MOTO_ENDPOINT")
 		if name == "minidyn" {
@@ -308,8 +310,12 @@ type syncBuffer struct {
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.Write(p) }
-func (b *syncBuffer) String() string              { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
 
 // openAPI validates requests and answers against the served document.
 type openAPI struct {

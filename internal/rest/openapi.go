@@ -51,7 +51,7 @@ func openAPIDocument() obj {
 	paths["/openapi.json"] = obj{"get": obj{
 		"operationId": "getOpenAPI", "summary": "This document", "security": []any{},
 		"description": "The OpenAPI 3.1 document of this API, generated from the same Go types as the MCP tools' schemas. Needs no credential.",
-		"responses": obj{"200": obj{"description": "The document.", "content": obj{"application/json": obj{"schema": obj{"type": "object"}}}}},
+		"responses":   obj{"200": obj{"description": "The document.", "content": obj{"application/json": obj{"schema": obj{"type": "object"}}}}},
 	}}
 	return obj{
 		"openapi": "3.1.0",
