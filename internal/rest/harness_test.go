@@ -446,34 +446,45 @@ func (e *env) do(c call) answer {
 // the answer, whose status must be one the operation documents.
 func (e *env) validate(c call, req *http.Request, body []byte, a answer) {
 	e.t.Helper()
-	ctx := context.Background()
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	route, params, err := e.oapi.router.FindRoute(req)
-	if err != nil {
+	reqErr, respErr, found := e.oapi.check(req, body, a)
+	if !found {
 		if a.status == http.StatusNotFound || a.status == http.StatusMethodNotAllowed {
 			return // an unknown route or method: not an operation of the document
 		}
-		e.t.Fatalf("%s %s: not an operation of the OpenAPI document: %v", c.method, c.path, err)
+		e.t.Fatalf("%s %s: not an operation of the OpenAPI document: %v", c.method, c.path, reqErr)
+	}
+	switch {
+	case c.malformed && reqErr == nil:
+		e.t.Errorf("%s %s: the request is malformed on purpose, but the OpenAPI document accepts it", c.method, c.path)
+	case !c.malformed && reqErr != nil:
+		e.t.Errorf("%s %s: the request does not match the OpenAPI document: %v", c.method, c.path, reqErr)
+	}
+	if respErr != nil {
+		e.t.Errorf("%s %s: the answer %d %s does not match the OpenAPI document: %v", c.method, c.path, a.status, a.body, respErr)
+	}
+}
+
+// check validates a request and its answer; found is false when the
+// request names no operation of the document.
+func (o *openAPI) check(req *http.Request, body []byte, a answer) (reqErr, respErr error, found bool) {
+	ctx := context.Background()
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	route, params, err := o.router.FindRoute(req)
+	if err != nil {
+		return err, nil, false
 	}
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true}}
-	err = openapi3filter.ValidateRequest(ctx, in)
-	switch {
-	case c.malformed && err == nil:
-		e.t.Errorf("%s %s: the request is malformed on purpose, but the OpenAPI document accepts it", c.method, c.path)
-	case !c.malformed && err != nil:
-		e.t.Errorf("%s %s: the request does not match the OpenAPI document: %v", c.method, c.path, err)
-	case err == nil:
-		e.oapi.requests.Add(1)
+	if reqErr = openapi3filter.ValidateRequest(ctx, in); reqErr == nil {
+		o.requests.Add(1)
 	}
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: a.status, Header: a.header,
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}}
 	out.SetBodyBytes(a.body)
-	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
-		e.t.Errorf("%s %s: the answer %d %s does not match the OpenAPI document: %v", c.method, c.path, a.status, a.body, err)
-	} else {
-		e.oapi.responses.Add(1)
+	if respErr = openapi3filter.ValidateResponse(ctx, out); respErr == nil {
+		o.responses.Add(1)
 	}
+	return reqErr, respErr, true
 }
 
 // ok sends c and fails the test unless the answer has status.
