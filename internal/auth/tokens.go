@@ -75,7 +75,10 @@ func selfHandle(p board.Principal) string {
 	if p.IsAI() {
 		return ""
 	}
-	h, _ := strings.CutPrefix(p.Author, "human:")
+	h, ok := strings.CutPrefix(p.Author, "human:")
+	if !ok {
+		return "" // the operator is no person
+	}
 	return h
 }
 
@@ -95,6 +98,9 @@ func mayManageTokens(p board.Principal, handle string) error {
 // an admin or the operator asks) and returns it, once.
 func (a *Accounts) CreateToken(ctx context.Context, in CreateTokenInput) (CreatedToken, error) {
 	p := board.PrincipalFrom(ctx)
+	if p.IsAI() {
+		return CreatedToken{}, mayManageTokens(p, in.Handle)
+	}
 	if in.Handle == "" {
 		in.Handle = selfHandle(p)
 		if in.Handle == "" {
