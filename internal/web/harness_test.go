@@ -141,6 +141,7 @@ func (e *env) serveMode(store board.Store, mode auth.Mode) string {
 	e.accounts = auth.NewAccounts(auth.Config{Store: store, Now: e.clock.Now})
 	resolver := auth.NewResolver(auth.ResolverConfig{Mode: mode, Accounts: e.accounts,
 		LocalAgent: board.Principal{Author: "ai:agent"}})
+	resolver.AddBearer(e.accounts.VerifyToken)
 	mux := http.NewServeMux()
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal()})
 	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny, mcpserver.Handler(server, mcpserver.HandlerOptions{})))

@@ -61,6 +61,9 @@ func New(cfg Config) *Server {
 	private.HandleFunc("POST /people/{handle}/enable", s.setDisabled(false))
 	private.HandleFunc("POST /people/{handle}/invite", s.invitePerson)
 	private.HandleFunc("POST /invitations/{hash}/revoke", s.revokeInvitation)
+	private.HandleFunc("GET /tokens", s.tokensPage)
+	private.HandleFunc("POST /tokens", s.createToken)
+	private.HandleFunc("POST /tokens/{id}/revoke", s.revokeToken)
 	mux.Handle("/", s.requirePerson(private))
 
 	var h http.Handler = mux

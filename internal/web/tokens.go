@@ -1,0 +1,63 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// My tokens: a person's API tokens (for Claude Code, scripts, REST), made
+// here and shown once, listed with their last use, revoked here.
+
+type tokensData struct {
+	Tokens []board.APIToken
+	// New is the token just made, shown on this answer only.
+	New       string
+	NewToken  board.APIToken
+	MCPURL    string // the /mcp endpoint, for the claude mcp add line
+	APIURL    string
+	Handle    string
+	FormToken func() string
+}
+
+func (s *Server) tokensPage(w http.ResponseWriter, r *http.Request) {
+	s.showTokens(w, r, http.StatusOK, "", auth.CreatedToken{})
+}
+
+func (s *Server) showTokens(w http.ResponseWriter, r *http.Request, status int, errMsg string, made auth.CreatedToken) {
+	ctx := r.Context()
+	handle := strings.TrimPrefix(board.PrincipalFrom(ctx).Author, "human:")
+	tokens, err := s.cfg.Accounts.Tokens(ctx, handle)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	base := strings.TrimRight(s.cfg.BaseURL, "/")
+	d := tokensData{Tokens: tokens, New: made.Secret, NewToken: made.Token, MCPURL: base + "/mcp", APIURL: base + "/api/v1",
+		Handle: handle, FormToken: auth.NewTokenSecret}
+	s.render(w, r, status, "tokens", page{Title: "My tokens", Error: errMsg, Data: d})
+}
+
+// createToken makes a token and shows it once. The form carries the token
+// (made when the form was rendered, on a page that is never cached), so a
+// form submitted twice shows the same token instead of making a second.
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
+	made, err := s.cfg.Accounts.CreateToken(r.Context(), auth.CreateTokenInput{
+		Agent: strings.TrimSpace(r.PostFormValue("agent")), Label: strings.TrimSpace(r.PostFormValue("label")),
+		Secret: r.PostFormValue("token")})
+	if err != nil {
+		s.showTokens(w, r, statusOf(err), message(err), auth.CreatedToken{})
+		return
+	}
+	s.showTokens(w, r, http.StatusOK, "", made)
+}
+
+func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.cfg.Accounts.RevokeToken(r.Context(), r.PathValue("id")); err != nil {
+		s.showTokens(w, r, statusOf(err), message(err), auth.CreatedToken{})
+		return
+	}
+	seeOther(w, r, "/tokens")
+}
