@@ -31,7 +31,10 @@ const (
 	lamDomain = "abc123def4.execute-api.eu-west-1.amazonaws.com"
 	lamLegacy = "2025-11-25"         // initialize handshake
 	lamModern = "2026-07-28"         // server/discover, per-request _meta
-	lamAuthor = "human:" + lamHandle // the signed-in test person (lamSignIn)
+	lamPerson = "human:" + lamHandle // the signed-in test person (lamSignIn)
+	lamAuthor = "ai:claude"          // the agent whose token the MCP calls carry (lamMakeToken)
+	// lamPrincipal is the agent's ledger namespace: ai:claude for the person.
+	lamPrincipal = lamAuthor + "|" + lamPerson
 )
 
 // lamInvoke delivers one API Gateway event to a function: in-process
@@ -45,9 +48,7 @@ func lamRPCEvent(version string, id int, method string, params map[string]any) e
 		params = map[string]any{}
 	}
 	h := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream"}
-	if lamCookie != "" {
-		h["cookie"] = lamCookie
-	}
+	lamCredential(h)
 	if method != "initialize" {
 		h["mcp-protocol-version"] = version
 	}
@@ -210,6 +211,7 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 	invoke := lamInvoke(fn.Handle)
 	lamSignIn(t, invoke)
 	lambdaPeopleRequests(t, invoke)
+	lamMakeToken(t, invoke) // the tools below run as the agent
 
 	v := lamLegacy
 	lamOK[board.WorkspacesResult](t, invoke, v, "list_workspaces", map[string]any{})
@@ -235,10 +237,18 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 	}
 	lamOK[json.RawMessage](t, invoke, v, "find_request", map[string]any{"request_id": "p-1"})
 	lamOK[json.RawMessage](t, invoke, v, "find_request", map[string]any{"request_id": "never-sent"})
-	// A refused write (an invalid one).
+	// Refused writes: the reference workspace is read-only for AI (the
+	// policy condition), and an invalid one.
+	if _, isErr, text := lamTool[json.RawMessage](t, invoke, v, "create_ticket", map[string]any{"request_id": "p-5", "workspace": "reference", "title": "no"}); !isErr ||
+		!strings.Contains(text, "read-only for AI") {
+		t.Errorf("create_ticket in reference as the agent: isError=%v %q, want the policy refusal", isErr, text)
+	}
 	if _, isErr, _ := lamTool[json.RawMessage](t, invoke, v, "move_ticket", map[string]any{"request_id": "p-6", "id": id, "status": "nowhere"}); !isErr {
 		t.Error("move_ticket to an unknown status succeeded")
 	}
+	// REST sends what the tools send; and the token is revoked on the board.
+	lambdaRESTRequests(t, invoke)
+	lamRevokeToken(t, invoke)
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -454,7 +464,9 @@ func TestLambdaEmulator(t *testing.T) {
 		lambdaRequiresCredentials(t, invoke) // the first start creates the table
 		lamAddPerson(t, ctx, moto.URL, table)
 		lamSignIn(t, invoke)
+		lamMakeToken(t, invoke)
 		lambdaEndToEnd(t, invoke)
+		lambdaRESTRequests(t, invoke)
 
 		// A real client on the 2026-07-28 revision, its HTTP carried as
 		// events: it discovers the server, and its retry is a replay.
@@ -496,7 +508,8 @@ func TestLambdaEmulator(t *testing.T) {
 			return
 		}
 		lamAddPerson(t, ctx, moto.URL, table)
-		lamSignIn(t, emus[0].Invoke) // the session works on every instance
+		lamSignIn(t, emus[0].Invoke)
+		lamMakeToken(t, emus[0].Invoke) // made on one instance, it works on every instance
 		const rounds = 10
 		originals := [2]int{}
 		raced := 0
@@ -579,7 +592,7 @@ func TestLambdaEmulator(t *testing.T) {
 	})
 }
 
-var lamRequestKey = regexp.MustCompile(`R#` + regexp.QuoteMeta(lamAuthor) + `#([A-Za-z0-9._-]+)"`)
+var lamRequestKey = regexp.MustCompile(`R#` + regexp.QuoteMeta(lamPrincipal) + `#([A-Za-z0-9._-]+)"`)
 
 var lamCreateArgs = map[string]any{"request_id": "lambda-e2e-1", "workspace": "inbox", "title": "Deploy behind API Gateway",
 	"body": "Runs as **Lambda**.", "priority": "high", "tags": []string{"deploy"}}
@@ -651,8 +664,8 @@ func lambdaEndToEnd(t *testing.T, invoke lamInvoke) {
 			t.Errorf("%s: body %s, want JSON-RPC error %d mentioning %q", name, r.HTTP.Body, code, msg)
 		}
 	}
-	jsonHeaders := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": lamLegacy,
-		"cookie": lamCookie}
+	jsonHeaders := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": lamLegacy}
+	lamCredential(jsonHeaders)
 	bad("malformed JSON", lambdatest.HTTPEvent(lamDomain, http.MethodPost, "/mcp", jsonHeaders, []byte(`{"jsonrpc":"2.0","id":1,"method":`)),
 		http.StatusBadRequest, 0, "")
 	bad("body not UTF-8", lambdatest.HTTPEvent(lamDomain, http.MethodPost, "/mcp", jsonHeaders,
@@ -663,6 +676,12 @@ func lambdaEndToEnd(t *testing.T, invoke lamInvoke) {
 	bad("foreign Origin", evil, http.StatusForbidden, -32600, "not allowed")
 	bad("unknown method", lamRPCEvent(lamLegacy, 1, "tickets/burn", nil), http.StatusOK, -32601, "")
 	bad("unknown route", lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/nowhere", nil, nil), http.StatusNotFound, 0, "")
+
+	// The agent's token is bound by ai_policy: reference is read-only for AI.
+	if _, isErr, text := lamTool[json.RawMessage](t, invoke, lamModern, "create_ticket",
+		map[string]any{"request_id": "lambda-e2e-ro", "workspace": "reference", "title": "no"}); !isErr || !strings.Contains(text, "read-only for AI") {
+		t.Errorf("create_ticket in reference as the agent: isError=%v %q, want the policy refusal", isErr, text)
+	}
 
 	// An invalid write is a tool error that writes nothing.
 	_, isErr, text := lamTool[json.RawMessage](t, invoke, lamLegacy, "create_ticket",
@@ -683,8 +702,9 @@ func lambdaEndToEnd(t *testing.T, invoke lamInvoke) {
 	}
 	// Methods the stateless server does not serve are refused, not failed.
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
-		r := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, m, "/mcp", map[string]string{"accept": "application/json, text/event-stream",
-			"mcp-protocol-version": lamLegacy, "cookie": lamCookie}, nil))
+		h := map[string]string{"accept": "application/json, text/event-stream", "mcp-protocol-version": lamLegacy}
+		lamCredential(h)
+		r := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, m, "/mcp", h, nil))
 		if r.HTTP.StatusCode < 400 || r.HTTP.StatusCode >= 500 {
 			t.Errorf("%s /mcp: HTTP %d %q, want a 4xx refusal", m, r.HTTP.StatusCode, r.HTTP.Body)
 		}
@@ -717,7 +737,9 @@ func localToolsList(t *testing.T) json.RawMessage {
 	ev := lamRPCEvent(lamLegacy, 7, "tools/list", nil)
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(ev.Body))
 	for k, v := range ev.Headers {
-		req.Header.Set(k, v)
+		if k != "authorization" && k != "cookie" { // credentials of the Lambda's table
+			req.Header.Set(k, v)
+		}
 	}
 	req.Host = "127.0.0.1:8080"
 	rec := httptest.NewRecorder()
@@ -778,9 +800,7 @@ func (tr eventTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, vs := range req.Header {
 		h[strings.ToLower(k)] = strings.Join(vs, ",")
 	}
-	if lamCookie != "" {
-		h["cookie"] = lamCookie
-	}
+	lamCredential(h)
 	resp, err := tr.emu.Invoke(req.Context(), lambdatest.HTTPEvent(req.URL.Host, req.Method, req.URL.Path, h, body))
 	if err != nil {
 		return nil, err
