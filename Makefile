@@ -94,3 +94,10 @@ lambda-test: $(RIE)
 # function with one no-op tool (bench/noop-lambda). Not part of `make test`.
 bench-coldstart: $(RIE)
 	PATH="$(dir $(RIE)):$$PATH" $(GO) run ./bench/cmd/coldstart
+
+# The REST router's cost at start: internal/rest (ServeMux) against the same
+# API on huma v2, side by side (bench/restrouting, its own module so huma
+# never enters go.mod). Not part of `make test`.
+.PHONY: bench-restrouting
+bench-restrouting:
+	cd bench/restrouting && $(GO) run . $(BENCHFLAGS)

@@ -115,7 +115,7 @@ func operation(rt route) obj {
 			headers[h.name] = obj{"$ref": "#/components/headers/" + h.name}
 		}
 	}
-	ok := obj{"description": http.StatusText(info.status), "content": obj{"application/json": obj{"schema": schemaJSON(sch.result)}}}
+	ok := obj{"description": http.StatusText(info.status), "content": obj{"application/json": obj{"schema": schemaJSON(sch.result())}}}
 	if len(headers) > 0 {
 		ok["headers"] = headers
 	}

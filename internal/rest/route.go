@@ -37,10 +37,12 @@ type specInfo struct {
 }
 
 // routeSchemas are a route's schemas: the whole input (path parameters'
-// descriptions come from it), the body or query part, and the result.
+// descriptions come from it), the body or query part, and the result,
+// which only the document needs (inferred when it is built).
 type routeSchemas struct {
-	input, part, result *jsonschema.Schema
-	resolved            *jsonschema.Resolved // part, for validation
+	input, part *jsonschema.Schema
+	resolved    func() *jsonschema.Resolved // part, for validation (serving only)
+	result      func() *jsonschema.Schema
 }
 
 // op builds a route for the use case use, whose input In is decoded from
@@ -59,11 +61,14 @@ func op[In, Out any](method, pattern string, info specInfo, use func(*board.Serv
 			outside = append(outside, "request_id")
 		}
 		part := apischema.Without(in, outside...)
-		resolved, err := part.Resolve(nil)
-		if err != nil {
-			panic(err) // a programming error, caught by every test of the route
-		}
-		return routeSchemas{input: in, part: part, result: apischema.For[Out](), resolved: resolved}
+		resolved := sync.OnceValue(func() *jsonschema.Resolved {
+			r, err := part.Resolve(nil)
+			if err != nil {
+				panic(err) // a programming error, caught by every test of the route
+			}
+			return r
+		})
+		return routeSchemas{input: in, part: part, resolved: resolved, result: apischema.For[Out]}
 	})
 	if len(info.mediaTypes) == 0 {
 		info.mediaTypes = []string{"application/json"}
@@ -82,7 +87,7 @@ func op[In, Out any](method, pattern string, info specInfo, use func(*board.Serv
 			if info.query {
 				what = "query parameters"
 			}
-			err = checkArgs(args, schemas().resolved, what)
+			err = checkArgs(args, schemas().resolved(), what)
 		}
 		// The key is checked after the body: a body that cannot be a call
 		// is refused first, whatever its key.
