@@ -93,7 +93,7 @@ lambda-test: $(RIE)
 # Cold start under the emulator: our bootstrap against a minimal go-sdk
 # function with one no-op tool (bench/noop-lambda). Not part of `make test`.
 bench-coldstart: $(RIE)
-	PATH="$(dir $(RIE)):$$PATH" $(GO) run ./bench/cmd/coldstart
+	PATH="$(dir $(RIE)):$$PATH" $(GO) run ./bench/cmd/coldstart $(BENCHFLAGS)
 
 # The REST router's cost at start: internal/rest (ServeMux) against the same
 # API on huma v2, side by side (bench/restrouting, its own module so huma

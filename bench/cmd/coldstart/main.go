@@ -36,7 +36,12 @@ type sample struct{ init, first, call time.Duration }
 
 func main() {
 	runs := flag.Int("runs", 9, "cold starts of each function")
+	flag.StringVar(&credential, "credential", "session", "what the calls carry: session (a signed-in person's cookie) or token (an agent's API token, as Claude Code sends it)")
 	flag.Parse()
+	if credential != "session" && credential != "token" {
+		fmt.Fprintln(os.Stderr, "coldstart: -credential is session or token")
+		os.Exit(2)
+	}
 	if err := run(*runs); err != nil {
 		fmt.Fprintln(os.Stderr, "coldstart:", err)
 		os.Exit(1)
@@ -109,7 +114,19 @@ func run(runs int) error {
 	if err := st.CreateSession(ctx, board.Session{IDHash: auth.HashSecret(secret), Handle: "bench", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
 		return err
 	}
-	sessionCookie = auth.SessionCookie + "=" + secret
+	credentialHeader = [2]string{"cookie", auth.SessionCookie + "=" + secret}
+	if credential == "token" {
+		// An agent's token: the token and its person are read on each call,
+		// and its use recorded at most once a minute (one conditional
+		// UpdateItem; the runs here are seconds apart, so only the first
+		// cold start pays it).
+		tokens := auth.NewAccounts(auth.Config{Store: st})
+		made, err := tokens.CreateToken(board.WithPrincipal(ctx, auth.Operator), auth.CreateTokenInput{Handle: "bench", Agent: "bench"})
+		if err != nil {
+			return err
+		}
+		credentialHeader = [2]string{"authorization", "Bearer " + made.Secret}
+	}
 	ledgerEnv := []string{"LEDGER_STORE=dynamodb", "LEDGER_TABLE=" + table, "DYNAMODB_ENDPOINT=" + moto.URL, "LEDGER_AUTH=required", "LEDGER_CREATE_TABLE=0"}
 	create := func(n int) []byte {
 		return rpc("tools/call", map[string]any{"name": "create_ticket", "arguments": map[string]any{
@@ -142,7 +159,7 @@ func run(runs int) error {
 		}
 	}
 
-	fmt.Printf("Cold start under aws-lambda-rie (%s/%s, %d cold starts each, medians; min–max)\n\n", runtime.GOOS, runtime.GOARCH, runs)
+	fmt.Printf("Cold start under aws-lambda-rie (%s/%s, %d cold starts each, medians; min–max; calls carry a %s)\n\n", runtime.GOOS, runtime.GOARCH, runs, credential)
 	fmt.Printf("%-14s %26s %26s %26s %13s %13s\n", "function", "init duration", "first response", "first tool call (warm)", "size (host)", "size (arm64)")
 	med := map[string]sample{}
 	for _, f := range fns {
@@ -175,9 +192,12 @@ func run(runs int) error {
 	return nil
 }
 
-// sessionCookie is the Cookie header every call sends (the no-op function
-// ignores it).
-var sessionCookie string
+// credential is -credential; credentialHeader the header every call sends
+// for it (the no-op function ignores it).
+var (
+	credential       string
+	credentialHeader [2]string
+)
 
 // coldStart starts a fresh execution environment, sends it initialize (the
 // cold start) and then one tool call (warm).
@@ -188,7 +208,7 @@ func coldStart(ctx context.Context, rie, bootstrap string, env []string, call []
 		return s, err
 	}
 	defer emu.Stop()
-	headers := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream", "cookie": sessionCookie}
+	headers := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream", credentialHeader[0]: credentialHeader[1]}
 	initialize := rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "coldstart", "version": "1"}})
 	start := time.Now()
