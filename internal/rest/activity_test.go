@@ -1,0 +1,78 @@
+package rest_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/rest"
+)
+
+// A ticket's answer carries its newest 20 notes and events with cursors,
+// and the paging routes reach every older one exactly once, in order.
+func TestTicketActivityPages(t *testing.T) {
+	eachStore(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend)
+		alice := e.tokens["alice"]
+		e.createTicket(alice, "inbox", "act-0", map[string]any{"title": "busy"})
+		const notes = 45
+		for i := range notes {
+			e.ok(call{method: "POST", path: "/api/v1/tickets/inbox-1/notes", token: alice, key: fmt.Sprintf("act-%d", i+1),
+				body: map[string]any{"body": fmt.Sprintf("note %d", i)}}, http.StatusCreated)
+		}
+		d := decodeAs[rest.TicketDetail](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1", token: alice}, 200))
+		if len(d.Notes) != 20 || d.Notes[0].Body != "note 25" || d.Notes[19].Body != "note 44" || d.NotesCursor == nil {
+			t.Fatalf("the ticket's notes: %d, first %q, cursor %v", len(d.Notes), d.Notes[0].Body, d.NotesCursor)
+		}
+		if len(d.History) != 20 || d.HistoryCursor == nil {
+			t.Fatalf("the ticket's history: %d, cursor %v", len(d.History), d.HistoryCursor)
+		}
+		// Back through the notes: 20, then 5, each oldest first.
+		seen := []string{}
+		for _, n := range d.Notes {
+			seen = append(seen, n.Body)
+		}
+		cursor := *d.NotesCursor
+		for pages := 0; cursor != ""; pages++ {
+			l := decodeAs[rest.NoteList](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1/notes?limit=20&cursor=" + cursor, token: alice}, 200))
+			var bodies []string
+			for _, n := range l.Notes {
+				bodies = append(bodies, n.Body)
+			}
+			seen = append(bodies, seen...)
+			cursor = ""
+			if l.NextCursor != nil {
+				cursor = *l.NextCursor
+			}
+		}
+		if len(seen) != notes {
+			t.Fatalf("paging saw %d notes, want %d", len(seen), notes)
+		}
+		for i, b := range seen {
+			if b != fmt.Sprintf("note %d", i) {
+				t.Fatalf("note %d is %q: pages overlap or skip", i, b)
+			}
+		}
+		// The history: 46 events (created, 45 notes), all reachable.
+		total := len(d.History)
+		cursor = *d.HistoryCursor
+		for cursor != "" {
+			l := decodeAs[rest.HistoryList](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1/history?limit=7&cursor=" + cursor, token: alice}, 200))
+			total += len(l.History)
+			cursor = ""
+			if l.NextCursor != nil {
+				cursor = *l.NextCursor
+			}
+		}
+		if total != notes+1 {
+			t.Fatalf("the history pages hold %d events, want %d", total, notes+1)
+		}
+		// Cursors are bound to their list and ticket.
+		e.createTicket(alice, "inbox", "act-x", map[string]any{"title": "other"})
+		e.refused(call{method: "GET", path: "/api/v1/tickets/inbox-2/notes?cursor=" + *d.NotesCursor, token: alice}, 400, "invalid")
+		e.refused(call{method: "GET", path: "/api/v1/tickets/inbox-1/history?cursor=" + *d.NotesCursor, token: alice}, 400, "invalid")
+		// Hidden from an agent: as absent.
+		e.createTicket(alice, "private", "act-p", map[string]any{"title": "hidden"})
+		e.refused(call{method: "GET", path: "/api/v1/tickets/private-1/notes", token: e.tokens["claude"]}, 404, "not_found")
+	})
+}
