@@ -193,4 +193,3 @@ func activity(ctx context.Context, s *board.Service, in *ActivityInput, list str
 	d, err := s.GetTicket(ctx, board.TicketIDInput{ID: in.ID})
 	return d, before, err
 }
-
