@@ -3,9 +3,10 @@ package rest_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/rest"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // A ticket's answer carries its newest 20 notes and events with cursors,
@@ -20,7 +21,7 @@ func TestTicketActivityPages(t *testing.T) {
 			e.ok(call{method: "POST", path: "/api/v1/tickets/inbox-1/notes", token: alice, key: fmt.Sprintf("act-%d", i+1),
 				body: map[string]any{"body": fmt.Sprintf("note %d", i)}}, http.StatusCreated)
 		}
-		d := decodeAs[rest.TicketDetail](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1", token: alice}, 200))
+		d := decodeAs[board.TicketDetail](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1", token: alice}, 200))
 		if len(d.Notes) != 20 || d.Notes[0].Body != "note 25" || d.Notes[19].Body != "note 44" || d.NotesCursor == nil {
 			t.Fatalf("the ticket's notes: %d, first %q, cursor %v", len(d.Notes), d.Notes[0].Body, d.NotesCursor)
 		}
@@ -34,7 +35,7 @@ func TestTicketActivityPages(t *testing.T) {
 		}
 		cursor := *d.NotesCursor
 		for pages := 0; cursor != ""; pages++ {
-			l := decodeAs[rest.NoteList](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1/notes?limit=20&cursor=" + cursor, token: alice}, 200))
+			l := decodeAs[board.NoteList](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1/notes?limit=20&cursor=" + cursor, token: alice}, 200))
 			var bodies []string
 			for _, n := range l.Notes {
 				bodies = append(bodies, n.Body)
@@ -57,7 +58,7 @@ func TestTicketActivityPages(t *testing.T) {
 		total := len(d.History)
 		cursor = *d.HistoryCursor
 		for cursor != "" {
-			l := decodeAs[rest.HistoryList](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1/history?limit=7&cursor=" + cursor, token: alice}, 200))
+			l := decodeAs[board.HistoryList](t, e.ok(call{method: "GET", path: "/api/v1/tickets/inbox-1/history?limit=7&cursor=" + cursor, token: alice}, 200))
 			total += len(l.History)
 			cursor = ""
 			if l.NextCursor != nil {
@@ -75,4 +76,40 @@ func TestTicketActivityPages(t *testing.T) {
 		e.createTicket(alice, "private", "act-p", map[string]any{"title": "hidden"})
 		e.refused(call{method: "GET", path: "/api/v1/tickets/private-1/notes", token: e.tokens["claude"]}, 404, "not_found")
 	})
+}
+
+// Every answer is at most 1 MiB: a page of the largest tickets gives up
+// its last ones and says where to continue, and continuing reaches all.
+func TestAnswersBounded(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	alice := e.tokens["alice"]
+	body := strings.Repeat("𝄞", board.MaxBody) // 4 bytes each: 80 000 bytes
+	const n = 16
+	for i := range n {
+		e.createTicket(alice, "inbox", fmt.Sprintf("big-%d", i), map[string]any{"title": fmt.Sprintf("big %d", i), "body": body, "tags": []string{"big"}})
+	}
+	seen := 0
+	path := "/api/v1/workspaces/inbox/tickets?tag=big&limit=100"
+	for pages := 0; path != ""; pages++ {
+		a := e.ok(call{method: "GET", path: path, token: alice}, 200)
+		if len(a.body) > board.MaxAnswerBytes {
+			t.Fatalf("page %d is %d bytes, over %d", pages, len(a.body), board.MaxAnswerBytes)
+		}
+		l := decodeAs[board.TicketList](t, a)
+		seen += len(l.Tickets)
+		path = ""
+		if l.NextCursor != nil {
+			if !l.Partial && len(l.Tickets) < 100 {
+				t.Fatalf("page %d: %d tickets and a cursor, not partial", pages, len(l.Tickets))
+			}
+			link := a.header.Get("Link")
+			path = link[1:strings.Index(link, ">")]
+		}
+		if pages > n {
+			t.Fatal("paging does not end")
+		}
+	}
+	if seen != n {
+		t.Fatalf("paging reached %d tickets, want %d", seen, n)
+	}
 }

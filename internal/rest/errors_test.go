@@ -179,11 +179,11 @@ type failingStore struct {
 
 var errDiskOnFire = errors.New("disk on fire")
 
-func (s *failingStore) GetTicketDetail(ctx context.Context, id string) (board.TicketDetail, board.AIPolicy, error) {
+func (s *failingStore) ReadTicket(ctx context.Context, q board.TicketRead) (board.TicketActivity, error) {
 	if s.failDetail.Load() {
-		return board.TicketDetail{}, "", errDiskOnFire
+		return board.TicketActivity{}, errDiskOnFire
 	}
-	return s.Store.GetTicketDetail(ctx, id)
+	return s.Store.ReadTicket(ctx, q)
 }
 
 func (s *failingStore) GetToken(ctx context.Context, id string) (board.APIToken, error) {

@@ -124,13 +124,18 @@ func op[In, Out any](method, pattern string, info specInfo, use func(*board.Serv
 			writeProblem(w, err)
 			return
 		}
+		body, err := boundedJSON(&out)
+		if err != nil {
+			writeProblem(w, err) // internal: no result the board allows is this large
+			return
+		}
 		if headers != nil {
 			headers(r, w.Header(), out)
 		}
 		if rp, ok := any(out).(interface{ WasReplayed() bool }); ok && rp.WasReplayed() {
 			w.Header().Set("Idempotent-Replayed", "true")
 		}
-		writeJSON(w, info.status, out)
+		writeBody(w, info.status, body)
 	}
 	return route{method: method, pattern: pattern, spec: info, schemas: schemas, serve: serve}
 }
@@ -142,12 +147,7 @@ func setIfVersion(in any, version int64) {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		writeProblem(w, err)
-		return
-	}
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")

@@ -50,7 +50,7 @@ func routes() []route {
 		op("GET", "/workspaces/{slug}/tickets", specInfo{id: "listTickets", status: 200, path: map[string]string{"slug": "workspace"}, query: true, link: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "List tickets",
-			description: "Newest first, filtered by status, owner, tag or text (as list_tickets). Pages with limit (1-100, default 20) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page."},
+			description: "Newest first, filtered by status, owner, tag or text (as list_tickets). Pages with limit (1-100, default 20) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page. A page can hold fewer tickets than limit and still have a next_cursor (partial: true) when a search reached the most one call may read, or the answer its size bound."},
 			func(s *board.Service) func(context.Context, board.ListTicketsInput) (board.TicketList, error) {
 				return s.ListTickets
 			}, func(r *http.Request, h http.Header, out board.TicketList) {
@@ -71,17 +71,23 @@ func routes() []route {
 			problems:    []int{http.StatusNotFound},
 			summary:     "Get a ticket",
 			description: "A ticket with its newest notes and history events (up to 20 of each, oldest first; as get_ticket). When older ones exist, notes_cursor and history_cursor are set: pass them to /tickets/{id}/notes and /tickets/{id}/history. The ETag is the ticket's version, for If-Match on PATCH."},
-			getTicket, func(_ *http.Request, h http.Header, out TicketDetail) { h.Set("ETag", etag(out.Ticket.Version)) }),
+			func(s *board.Service) func(context.Context, board.TicketIDInput) (board.TicketDetail, error) {
+				return s.GetTicket
+			}, func(_ *http.Request, h http.Header, out board.TicketDetail) { h.Set("ETag", etag(out.Ticket.Version)) }),
 		op("GET", "/tickets/{id}/notes", specInfo{id: "listTicketNotes", status: 200, path: map[string]string{"id": "id"}, query: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "Page back through a ticket's notes",
-			description: "Without cursor the newest page; with notes_cursor from the ticket or next_cursor from this route, the page before it. Each page is oldest first; next_cursor null means the first note is reached."},
-			listNotes, nil),
+			description: "Without cursor the newest page; with notes_cursor from the ticket or next_cursor from this route, the page before it (as list_ticket_notes). Each page is oldest first; next_cursor null means the first note is reached."},
+			func(s *board.Service) func(context.Context, board.TicketActivityInput) (board.NoteList, error) {
+				return s.ListTicketNotes
+			}, nil),
 		op("GET", "/tickets/{id}/history", specInfo{id: "listTicketHistory", status: 200, path: map[string]string{"id": "id"}, query: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "Page back through a ticket's history",
-			description: "Without cursor the newest page; with history_cursor from the ticket or next_cursor from this route, the page before it. Each page is oldest first; next_cursor null means the ticket's creation is reached."},
-			listHistory, nil),
+			description: "Without cursor the newest page; with history_cursor from the ticket or next_cursor from this route, the page before it (as list_ticket_history). Each page is oldest first; next_cursor null means the ticket's creation is reached."},
+			func(s *board.Service) func(context.Context, board.TicketActivityInput) (board.HistoryList, error) {
+				return s.ListTicketHistory
+			}, nil),
 		op("PATCH", "/tickets/{id}", specInfo{id: "updateTicket", status: 200, path: map[string]string{"id": "id"}, body: true, write: true,
 			ifMatch: true, etag: true, problems: []int{http.StatusForbidden, http.StatusNotFound, http.StatusPreconditionFailed},
 			mediaTypes:  []string{"application/json", "application/merge-patch+json"},
