@@ -186,12 +186,12 @@ func (s *Service) FindRequest(ctx context.Context, in FindRequestInput) (Request
 	p := PrincipalFrom(ctx)
 	if p.Author == "" {
 		// Without an author nothing can have been written under this caller.
-		return ledger.Describe(in.RequestID, nil, s.now()), nil
+		return RequestLookup{Lookup: ledger.Describe(in.RequestID, nil, s.now())}, nil
 	}
 	now := s.now()
-	rec, err := s.store.GetRequest(ctx, ledger.Key{Principal: p.LedgerKey(), RequestID: in.RequestID}, now)
+	rec, err := s.store.GetRequest(ctx, RequestKey(p, in.RequestID), now)
 	if errors.Is(err, ErrNotFound) {
-		return ledger.Describe(in.RequestID, nil, now), nil
+		return RequestLookup{Lookup: ledger.Describe(in.RequestID, nil, now)}, nil
 	}
 	if err != nil {
 		return RequestLookup{}, s.storeFailure(err)
@@ -203,7 +203,7 @@ func (s *Service) FindRequest(ctx context.Context, in FindRequestInput) (Request
 		return RequestLookup{}, s.storeFailure(err)
 	}
 	if hidden {
-		return ledger.Describe(in.RequestID, nil, now), nil
+		return RequestLookup{Lookup: ledger.Describe(in.RequestID, nil, now)}, nil
 	}
-	return ledger.Describe(in.RequestID, &rec, now), nil
+	return s.withTask(ctx, RequestLookup{Lookup: ledger.Describe(in.RequestID, &rec, now)}, rec), nil
 }

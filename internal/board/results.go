@@ -64,5 +64,9 @@ type NoteResult struct {
 	Note      Note   `json:"note"`
 }
 
-// RequestLookup answers find_request.
-type RequestLookup = ledger.Lookup
+// RequestLookup answers find_request: the ledger's lookup and, for a call
+// that started a task (import_tickets), that task's status and progress.
+type RequestLookup struct {
+	ledger.Lookup
+	Task *TaskView `json:"task,omitempty" jsonschema:"the task the call started (import_tickets): status, progress and, once ended, result"`
+}

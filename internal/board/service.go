@@ -17,6 +17,15 @@ type Config struct {
 	Retention time.Duration    // request records live this long (>= ledger.MinRetention)
 	Now       func() time.Time // the clock; tests move it
 	Logger    *slog.Logger
+	// Runner continues tasks in the background (nil: imports run to the
+	// end inside the call). See SetRunner for runners that need the Service.
+	Runner TaskRunner
+	// InlineImportRows: imports of at most this many rows finish inside
+	// the call (0: DefaultInlineImportRows).
+	InlineImportRows int
+	// TaskPollInterval is what tasks suggest as polling interval (0:
+	// DefaultTaskPollInterval).
+	TaskPollInterval time.Duration
 }
 
 // Service holds the use cases. It is safe for concurrent use.
@@ -27,6 +36,10 @@ type Service struct {
 	now       func() time.Time
 	log       *slog.Logger
 	turns     ticketTurns
+
+	runner       TaskRunner
+	inlineRows   int
+	pollInterval time.Duration
 }
 
 // NewService checks the configuration and returns the use cases.
@@ -46,12 +59,21 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.InlineImportRows == 0 {
+		cfg.InlineImportRows = DefaultInlineImportRows
+	}
+	if cfg.TaskPollInterval == 0 {
+		cfg.TaskPollInterval = DefaultTaskPollInterval
+	}
 	return &Service{
-		store:     cfg.Store,
-		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
-		retention: cfg.Retention,
-		now:       func() time.Time { return cfg.Now().UTC() },
-		log:       cfg.Logger,
+		store:        cfg.Store,
+		baseURL:      strings.TrimRight(cfg.BaseURL, "/"),
+		retention:    cfg.Retention,
+		now:          func() time.Time { return cfg.Now().UTC() },
+		log:          cfg.Logger,
+		runner:       cfg.Runner,
+		inlineRows:   cfg.InlineImportRows,
+		pollInterval: cfg.TaskPollInterval,
 	}, nil
 }
 
@@ -60,6 +82,10 @@ func NewService(cfg Config) (*Service, error) {
 // turns). With the jittered backoff between attempts (backoff.go) they span
 // seconds, far more than contention on one ticket needs.
 const maxAttempts = 40
+
+// SetRunner sets the task runner of a Service built without one, for a
+// runner that itself needs the Service. Call it before serving.
+func (s *Service) SetRunner(r TaskRunner) { s.runner = r }
 
 func (s *Service) ticketURL(id string) string { return s.baseURL + "/tickets/" + id }
 
@@ -108,6 +134,6 @@ func (s *Service) prepare(p Principal, tool, requestID string, args any) (ledger
 	if err != nil {
 		return ledger.Record{}, nil, Errorf(CodeInvalid, "arguments cannot be encoded: %v", err)
 	}
-	key := ledger.Key{Principal: p.LedgerKey(), RequestID: requestID}
+	key := RequestKey(p, requestID)
 	return ledger.NewRecord(key, tool, canonical, s.now(), s.retention), canonical, nil
 }

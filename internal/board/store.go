@@ -27,6 +27,8 @@ type Store interface {
 	WorkspaceWriter
 	// API tokens (token_store.go).
 	TokenStore
+	// TaskStore: durable tasks and staged imports (taskstore.go).
+	TaskStore
 
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)

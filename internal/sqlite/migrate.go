@@ -46,6 +46,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.write.ExecContext(ctx, tokenSchema); err != nil {
 		return err
 	}
+	// So are the tasks' tables (tasks.go).
+	if err := s.migrateTasks(ctx); err != nil {
+		return err
+	}
 	var version int
 	if err := s.write.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 		return err

@@ -93,6 +93,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"Credentials", credentialTests()},
 		{"Tokens", tokenTests()},
 		{"WorkspaceWrites", workspaceWriteTests()},
+		{"Tasks", taskTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,105 @@
+package board
+
+import (
+	"context"
+	"errors"
+)
+
+// TaskIDInput names a task.
+type TaskIDInput struct {
+	TaskID string `json:"task_id" jsonschema:"the task_id that import_tickets (or find_request) returned"`
+}
+
+// MaxTaskIDLength bounds a task id (ours are 36-character UUIDs).
+const MaxTaskIDLength = 64
+
+func validTaskID(id string) bool {
+	if id == "" || len(id) > MaxTaskIDLength {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// TaskNotFound is the one answer for a task the caller may not see, for
+// whatever reason (never existed, expired, another caller's): nothing
+// tells them apart.
+func TaskNotFound(id string) *Error {
+	return Errorf(CodeNotFound, "task %q not found; task ids come from import_tickets, and find_request with the import's request_id shows its task", clip(id))
+}
+
+// visibleTask reads a task the caller may see: only the principal whose
+// call created it.
+func (s *Service) visibleTask(ctx context.Context, id string) (Task, error) {
+	if !validTaskID(id) {
+		return Task{}, TaskNotFound(id)
+	}
+	p := PrincipalFrom(ctx)
+	t, err := s.store.GetTask(ctx, id, s.now())
+	if errors.Is(err, ErrNotFound) {
+		return Task{}, TaskNotFound(id)
+	}
+	if err != nil {
+		return Task{}, s.storeFailure(err)
+	}
+	if p.Author == "" || RequestKey(p, t.Request.RequestID) != t.Request {
+		return Task{}, TaskNotFound(id)
+	}
+	return t, nil
+}
+
+// GetTask reports a task's status, progress and, once ended, its result.
+func (s *Service) GetTask(ctx context.Context, in TaskIDInput) (TaskView, error) {
+	t, err := s.visibleTask(ctx, in.TaskID)
+	if err != nil {
+		return TaskView{}, err
+	}
+	return t.View(), nil
+}
+
+// CancelTask marks an active task cancelled at once and asks its runner to
+// stop. Rows imported before stay, and the status message counts them; a
+// chunk that was committing concurrently either committed before (and is
+// counted) or commits nothing. Cancelling an ended task changes nothing.
+func (s *Service) CancelTask(ctx context.Context, in TaskIDInput) (TaskView, error) {
+	t, err := s.visibleTask(ctx, in.TaskID)
+	if err != nil {
+		return TaskView{}, err
+	}
+	if t.Status.Terminal() {
+		return t.View(), nil
+	}
+	ended, err := s.endTask(ctx, t, func(t *Task) { t.Status = TaskCancelled })
+	if err != nil {
+		return TaskView{}, err
+	}
+	if s.runner != nil && ended.Status == TaskCancelled {
+		if err := s.runner.Stop(context.WithoutCancel(ctx), ended); err != nil {
+			// The task is cancelled either way: its next chunk sees it.
+			s.log.Warn("stopping a cancelled task's runner failed", "task", ended.ID, "err", err)
+		}
+	}
+	return ended.View(), nil
+}
+
+// FailTask marks an active task failed with cause: what a runner does when
+// RunImport reports a permanent error, or gave up retrying. It needs no
+// principal (runners act for the task's creator).
+func (s *Service) FailTask(ctx context.Context, taskID, cause string) (Task, error) {
+	t, err := s.store.GetTask(ctx, taskID, s.now())
+	if errors.Is(err, ErrNotFound) {
+		return Task{}, Errorf(CodeNotFound, "task %q not found (expired or never created)", taskID)
+	}
+	if err != nil {
+		return Task{}, s.storeFailure(err)
+	}
+	return s.endTask(ctx, t, func(t *Task) {
+		t.Status = TaskFailed
+		t.Error = &TaskError{Code: -32603, Message: cause}
+	})
+}
