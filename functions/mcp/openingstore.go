@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -222,6 +223,54 @@ func (s *openingStore) Ping(ctx context.Context) error {
 		return err
 	}
 	return st.Ping(ctx)
+}
+
+func (s *openingStore) CreateTask(ctx context.Context, t board.Task, rows []json.RawMessage) error {
+	st, err := s.get(ctx)
+	if err != nil {
+		return err
+	}
+	return st.CreateTask(ctx, t, rows)
+}
+
+func (s *openingStore) GetTask(ctx context.Context, id string, now time.Time) (board.Task, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return board.Task{}, err
+	}
+	return st.GetTask(ctx, id, now)
+}
+
+func (s *openingStore) StagedRows(ctx context.Context, taskID string, from, n int) ([]json.RawMessage, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.StagedRows(ctx, taskID, from, n)
+}
+
+func (s *openingStore) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return board.Task{}, err
+	}
+	return st.ImportChunk(ctx, tx)
+}
+
+func (s *openingStore) UpdateTask(ctx context.Context, t board.Task, from []board.TaskStatus) error {
+	st, err := s.get(ctx)
+	if err != nil {
+		return err
+	}
+	return st.UpdateTask(ctx, t, from)
+}
+
+func (s *openingStore) UnfinishedTasks(ctx context.Context, now time.Time) ([]board.Task, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.UnfinishedTasks(ctx, now)
 }
 
 // Close waits for an attempt in flight, then closes what was opened.
