@@ -176,8 +176,8 @@ func (s *Store) GetTask(ctx context.Context, id string, now time.Time) (board.Ta
 // there, up to n. A caller that wants more asks again from where it is.
 func (s *Store) StagedRows(ctx context.Context, taskID string, from, n int) ([]json.RawMessage, error) {
 	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.table),
-		KeyConditionExpression: aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		TableName:                aws.String(s.table),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk": str(pkTaskPrefix + taskID),
@@ -351,4 +351,3 @@ func (s *Store) UnfinishedTasks(ctx context.Context, now time.Time) ([]board.Tas
 	})
 	return tasks, nil
 }
-
