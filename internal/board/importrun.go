@@ -64,6 +64,12 @@ func (s *Service) RunImport(ctx context.Context, taskID string, maxRows int) (Ta
 				return task, s.storeFailure(err)
 			}
 			if len(rows) == 0 {
+				// Rows go when their task ends: it may have ended just now.
+				current, err := s.store.GetTask(ctx, task.ID, s.now())
+				if err == nil && current.Status != task.Status {
+					task, rowsFrom = current, -1
+					continue
+				}
 				return task, Errorf(CodeInvalid, "task %s has no staged row %d of %d", task.ID, task.Cursor, task.Progress.Total)
 			}
 			rowsFrom = task.Cursor
@@ -71,6 +77,9 @@ func (s *Service) RunImport(ctx context.Context, taskID string, maxRows int) (Ta
 		chunk := rows[task.Cursor-rowsFrom:]
 		if len(chunk) > chunkRows {
 			chunk = chunk[:chunkRows]
+		}
+		if maxRows > 0 && len(chunk) > maxRows-handled {
+			chunk = chunk[:maxRows-handled]
 		}
 		next, err := s.importChunk(ctx, task, chunk)
 		var changed *TaskChangedError
