@@ -103,3 +103,13 @@ func (s *Service) FailTask(ctx context.Context, taskID, cause string) (Task, err
 		t.Error = &TaskError{Code: -32603, Message: cause}
 	})
 }
+
+// UnfinishedTasks lists the tasks a runner should be running: what a local
+// runner resumes after a restart.
+func (s *Service) UnfinishedTasks(ctx context.Context) ([]Task, error) {
+	tasks, err := s.store.UnfinishedTasks(ctx, s.now())
+	if err != nil {
+		return nil, s.storeFailure(err)
+	}
+	return tasks, nil
+}
