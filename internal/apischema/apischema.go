@@ -34,12 +34,13 @@ func typeSchemas() map[reflect.Type]*jsonschema.Schema {
 		priorities[i] = string(p)
 	}
 	return map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[board.Status]():   enum(statuses...),
-		reflect.TypeFor[board.Priority](): enum(priorities...),
-		reflect.TypeFor[board.AIPolicy](): enum(string(board.PolicyReadWrite), string(board.PolicyReadOnly), string(board.PolicyHidden)),
-		reflect.TypeFor[board.Source]():   enum(string(board.SourceMCP), string(board.SourceREST), string(board.SourceWeb), string(board.SourceTask)),
-		reflect.TypeFor[board.Nullable](): {Types: []string{"string", "null"}},
-		reflect.TypeFor[time.Time]():      {Type: "string", Format: "date-time"},
+		reflect.TypeFor[board.Status]():     enum(statuses...),
+		reflect.TypeFor[board.Priority]():   enum(priorities...),
+		reflect.TypeFor[board.AIPolicy]():   enum(string(board.PolicyReadWrite), string(board.PolicyReadOnly), string(board.PolicyHidden)),
+		reflect.TypeFor[board.Source]():     enum(string(board.SourceMCP), string(board.SourceREST), string(board.SourceWeb), string(board.SourceTask)),
+		reflect.TypeFor[board.TaskStatus](): enum(taskStatuses()...),
+		reflect.TypeFor[board.Nullable]():   {Types: []string{"string", "null"}},
+		reflect.TypeFor[time.Time]():        {Type: "string", Format: "date-time"},
 		// Stored results are objects whose shape depends on the tool.
 		reflect.TypeFor[json.RawMessage](): {Type: "object"},
 	}
@@ -86,4 +87,12 @@ func Without(s *jsonschema.Schema, names ...string) *jsonschema.Schema {
 		c.PropertyOrder = slices.DeleteFunc(slices.Clone(s.PropertyOrder), func(n string) bool { return slices.Contains(names, n) })
 	}
 	return c
+}
+
+func taskStatuses() []string {
+	out := make([]string, len(board.TaskStatuses))
+	for i, st := range board.TaskStatuses {
+		out[i] = string(st)
+	}
+	return out
 }

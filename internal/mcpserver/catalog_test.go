@@ -8,8 +8,11 @@ import (
 )
 
 var (
-	readTools  = []string{"list_workspaces", "get_workspace_summary", "list_tickets", "get_ticket", "list_ticket_notes", "list_ticket_history", "find_request"}
-	writeTools = []string{"create_ticket", "update_ticket", "move_ticket", "add_note"}
+	readTools  = []string{"list_workspaces", "get_workspace_summary", "list_tickets", "get_ticket", "list_ticket_notes", "list_ticket_history", "find_request", "get_task"}
+	writeTools = []string{"create_ticket", "update_ticket", "move_ticket", "add_note", "import_tickets"}
+	// taskControl acts on a task by its id, which makes it idempotent
+	// without a request_id.
+	taskControl = []string{"cancel_task"}
 )
 
 // TestCatalog checks what every client relies on: the tool set, a
@@ -56,6 +59,13 @@ func TestCatalog(t *testing.T) {
 				if !strings.Contains(tool.Description, "find_request") {
 					t.Errorf("description does not teach the retry discipline (find_request, same request_id)")
 				}
+			case slices.Contains(taskControl, tool.Name):
+				if a.ReadOnlyHint || !a.IdempotentHint || a.DestructiveHint == nil || *a.DestructiveHint {
+					t.Errorf("task control annotations = %+v, want idempotent, not destructive, not read-only", a)
+				}
+				if !slices.Contains(required, any("task_id")) {
+					t.Errorf("task_id is not required")
+				}
 			case slices.Contains(readTools, tool.Name):
 				if !a.ReadOnlyHint {
 					t.Errorf("read tool is not readOnlyHint")
@@ -65,7 +75,7 @@ func TestCatalog(t *testing.T) {
 			}
 		})
 	}
-	want := append(slices.Clone(readTools), writeTools...)
+	want := append(append(slices.Clone(readTools), writeTools...), taskControl...)
 	slices.Sort(want)
 	slices.Sort(names)
 	if !slices.Equal(names, want) {

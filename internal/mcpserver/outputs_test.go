@@ -56,6 +56,8 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		{"list_ticket_history", map[string]any{"id": "inbox-2"}},
 		{"find_request", map[string]any{"request_id": "o3"}},
 		{"find_request", map[string]any{"request_id": "never"}},
+		{"import_tickets", map[string]any{"request_id": "o6", "workspace": "inbox", "tickets": []map[string]any{{"title": "one"}, {"title": "two", "tags": []string{"x"}}}}},
+		{"find_request", map[string]any{"request_id": "o6"}},
 	}
 	seen := map[string]bool{}
 	for _, c := range calls {
@@ -72,6 +74,29 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			t.Errorf("%s output does not match its schema: %v\n%s", c.tool, err, raw)
 		}
 		seen[c.tool] = true
+	}
+	// The task the import made: read it, cancel it (it ended already).
+	var imported struct {
+		TaskID string `json:"task_id"`
+	}
+	raw, _ := json.Marshal(callRaw(t, cs, "find_request", map[string]any{"request_id": "o6"}).StructuredContent)
+	var found struct {
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(raw, &found)
+	_ = json.Unmarshal(found.Result, &imported)
+	for _, tool := range []string{"get_task", "cancel_task"} {
+		res := callRaw(t, cs, tool, map[string]any{"task_id": imported.TaskID})
+		if res.IsError {
+			t.Fatalf("%s: %s", tool, errorText(res))
+		}
+		var instance any
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &instance)
+		if err := schemas[tool].Validate(instance); err != nil {
+			t.Errorf("%s output does not match its schema: %v\n%s", tool, err, raw)
+		}
+		seen[tool] = true
 	}
 	if len(seen) != len(schemas) {
 		t.Fatalf("checked %d tools of %d", len(seen), len(schemas))

@@ -95,6 +95,8 @@ func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 		Description: "Add a Markdown note to a ticket, e.g. progress, findings or a question for a person." + writeNote,
 		Annotations: idempotentWrite("Add note"),
 	}, svc.AddNote)
+
+	registerTaskTools(s, svc, who)
 }
 
 // add registers a use case as a typed tool: its input and output schemas are
