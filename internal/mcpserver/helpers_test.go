@@ -44,6 +44,7 @@ type env struct {
 type envOptions struct {
 	principal board.Principal
 	wrap      func(board.Store) board.Store // e.g. a gate around commits
+	runner    board.TaskRunner              // nil: imports run to the end inside the call
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -61,7 +62,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	if opts.wrap != nil {
 		store = opts.wrap(store)
 	}
-	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test"})
+	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test", Runner: opts.runner})
 	if err != nil {
 		t.Fatal(err)
 	}

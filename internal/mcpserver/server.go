@@ -61,6 +61,9 @@ func capabilities() *mcp.ServerCapabilities {
 		Tools:     &mcp.ToolCapabilities{},
 		Prompts:   &mcp.PromptCapabilities{},
 		Resources: &mcp.ResourceCapabilities{},
+		// The tasks extension (tasksext.go): import_tickets may answer a
+		// task to requests that opt in.
+		Extensions: map[string]any{TasksExtension: map[string]any{}},
 	}
 }
 
@@ -75,5 +78,6 @@ func NewServer(svc *board.Service, opts Options) *mcp.Server {
 		Capabilities: capabilities(),
 	})
 	registerTools(s, svc, opts.Principal)
+	installBoardTasks(s, svc, opts.Principal)
 	return s
 }

@@ -1,0 +1,82 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// boardTasks serves the tasks extension from the board's tasks: every
+// tasks/* call is authorised against the caller's principal (another
+// caller's task is "not found"), and read from the store.
+type boardTasks struct {
+	svc *board.Service
+	who PrincipalFunc
+}
+
+func (b boardTasks) ctx(ctx context.Context, extra *mcp.RequestExtra) context.Context {
+	return board.WithPrincipal(ctx, b.who(ctx, extra))
+}
+
+func (b boardTasks) GetTask(ctx context.Context, extra *mcp.RequestExtra, id string) (TaskState, error) {
+	v, err := b.svc.GetTask(b.ctx(ctx, extra), board.TaskIDInput{TaskID: id})
+	if board.ErrorCode(err) == board.CodeNotFound {
+		return TaskState{}, ErrTaskNotFound
+	}
+	if err != nil {
+		return TaskState{}, err
+	}
+	st := TaskState{
+		ID:            v.TaskID,
+		Status:        string(v.Status),
+		StatusMessage: v.StatusMessage,
+		CreatedAt:     v.CreatedAt,
+		LastUpdatedAt: v.LastUpdatedAt,
+		TTL:           time.Duration(v.TTLMs) * time.Millisecond,
+		PollInterval:  time.Duration(v.PollIntervalMs) * time.Millisecond,
+	}
+	switch {
+	case v.Status == board.TaskCompleted && len(v.Result) > 0:
+		st.Result = &mcp.CallToolResult{StructuredContent: v.Result, Content: []mcp.Content{&mcp.TextContent{Text: string(v.Result)}}}
+	case v.Status == board.TaskFailed && v.Error != nil:
+		st.Error = &jsonrpc.Error{Code: int64(v.Error.Code), Message: v.StatusMessage}
+	}
+	return st, nil
+}
+
+func (b boardTasks) CancelTask(ctx context.Context, extra *mcp.RequestExtra, id string) error {
+	_, err := b.svc.CancelTask(b.ctx(ctx, extra), board.TaskIDInput{TaskID: id})
+	if board.ErrorCode(err) == board.CodeNotFound {
+		return ErrTaskNotFound
+	}
+	return err
+}
+
+// importTaskOf: an import that is still working is a task; one that
+// finished within the call answers its result.
+func importTaskOf(res *mcp.CallToolResult) (string, bool) {
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return "", false
+	}
+	var r board.ImportResult
+	if json.Unmarshal(raw, &r) != nil || r.TaskID == "" || r.Status.Terminal() {
+		return "", false
+	}
+	return r.TaskID, true
+}
+
+// installBoardTasks adds the tasks extension for the board's task tools.
+func installBoardTasks(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
+	err := InstallTasks(s, TasksConfig{
+		Backend: boardTasks{svc: svc, who: who},
+		Tools:   map[string]TaskTool{"import_tickets": {Support: TaskOptional, TaskOf: importTaskOf}},
+	})
+	if err != nil {
+		panic(err) // only a clash with a standard method, a programming error
+	}
+}
