@@ -31,5 +31,7 @@ func registerTaskTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 		Name:        "cancel_task",
 		Description: "Cancel a running task by task_id. It stops between chunks; what it imported before stays, and its status message says how much. Cancelling a task that already ended changes nothing.",
 		Annotations: &mcp.ToolAnnotations{Title: "Cancel task", IdempotentHint: true, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)},
-	}, func(ctx context.Context, in board.TaskIDInput) (board.TaskView, error) { return svc.CancelTask(ctx, in) })
+	}, func(ctx context.Context, in board.TaskIDInput) (board.TaskView, error) {
+		return svc.CancelTask(ctx, in)
+	})
 }
