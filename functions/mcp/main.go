@@ -23,6 +23,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
+	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
 )
 
 func main() {
@@ -56,10 +57,21 @@ func run(log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
-	handler, err := newHandler(cfg, store, log, mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins})
+	svc, err := newService(cfg, store, log)
 	if err != nil {
 		return err
 	}
+	// Long imports run here, in the background; after a restart (a SIGKILL
+	// included) the unfinished ones resume from their stored cursor.
+	runner := tasks.NewLocal(svc, log)
+	defer runner.Close()
+	svc.SetRunner(runner)
+	if n, err := runner.Resume(ctx); err != nil {
+		return fmt.Errorf("resuming unfinished tasks: %w", err)
+	} else if n > 0 {
+		log.Warn("resumed unfinished tasks", "count", n)
+	}
+	handler := routes(cfg, store, svc, log, mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -99,12 +111,23 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (board.Store, 
 	}
 }
 
-// newHandler wires the service, the MCP server and the routes.
+// newHandler wires the service and the routes, without a task runner:
+// imports then run inside the call (tests, and Lambda without a state
+// machine).
 func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.HandlerOptions) (http.Handler, error) {
-	svc, err := board.NewService(board.Config{Store: store, BaseURL: cfg.BaseURL, Retention: cfg.Retention, Logger: log})
+	svc, err := newService(cfg, store, log)
 	if err != nil {
 		return nil, err
 	}
+	return routes(cfg, store, svc, log, opts), nil
+}
+
+func newService(cfg config, store board.Store, log *slog.Logger) (*board.Service, error) {
+	return board.NewService(board.Config{Store: store, BaseURL: cfg.BaseURL, Retention: cfg.Retention, Logger: log})
+}
+
+// routes mounts the MCP server and the health check.
+func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) http.Handler {
 	// The SDK logs every stateless connection at info: it shares our level
 	// (warn unless LEDGER_LOG_LEVEL says otherwise), under its own group.
 	sdkLog := slog.New(log.Handler().WithGroup("mcp"))
@@ -122,7 +145,7 @@ func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.
 	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins}))
 	mux.Handle("GET /healthz", newHealth(store, log))
 	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, Logger: log}))
-	return mux, nil
+	return mux
 }
 
 // logLevel is warn unless LEDGER_LOG_LEVEL says debug, info or error.
