@@ -30,6 +30,9 @@ const (
 	// Off unless set: an endpoint URL alone may be DynamoDB itself.
 	envSerializeWrites = "LEDGER_DYNAMODB_SERIALIZE_WRITES"
 	envAuth            = "LEDGER_AUTH"
+	// envStateMachine names the Step Functions state machine that runs
+	// long imports (Lambda); unset, imports run inside the call there.
+	envStateMachine = "LEDGER_STATE_MACHINE_ARN"
 )
 
 // Values of LEDGER_STORE.
@@ -57,7 +60,8 @@ type config struct {
 	Auth auth.Mode
 	// BaseURLSet: LEDGER_BASE_URL was given, so links built from it point
 	// where people reach the server (the admin commands need that).
-	BaseURLSet bool
+	BaseURLSet   bool
+	StateMachine string
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -68,7 +72,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Store:   envOr(getenv, envStore, storeSQLite),
 		Table:   envOr(getenv, envTable, "ticket-ledger"),
 		// DYNAMODB_ENDPOINT names any DynamoDB-compatible endpoint; unset means AWS.
-		Endpoint: getenv(envEndpoint),
+		Endpoint:     getenv(envEndpoint),
+		StateMachine: getenv(envStateMachine),
 	}
 	for key, dst := range map[string]*bool{envCreateTable: &c.CreateTable, envSerializeWrites: &c.SerializeWrites} {
 		if v := getenv(key); v != "" {

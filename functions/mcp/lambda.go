@@ -27,7 +27,7 @@ const envRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
 // (SAM only overrides variables the template declares). A test holds the
 // template to this list.
 var deployedEnv = []string{envStore, envTable, envAuth, envRetention, envBaseURL, envAllowedOrigins, envEndpoint, envCreateTable,
-	envSerializeWrites}
+	envSerializeWrites, envStateMachine}
 
 func inLambda() bool { return os.Getenv(envRuntimeAPI) != "" }
 
@@ -111,12 +111,22 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 func (f *lambdaFunction) build(baseURL string) {
 	cfg := f.cfg
 	cfg.BaseURL = baseURL
-	// BehindProxy: the Host is API Gateway's public name, not loopback.
-	h, err := newHandler(cfg, f.store, f.log, mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins, BehindProxy: true})
+	svc, err := newService(cfg, f.store, f.log)
 	if err != nil {
 		f.err = err
 		return
 	}
+	if cfg.StateMachine != "" {
+		// Long imports run as Step Functions executions (internal/sfn).
+		runner, err := newStepFunctionsRunner(context.Background(), cfg)
+		if err != nil {
+			f.err = err
+			return
+		}
+		svc.SetRunner(runner)
+	}
+	// BehindProxy: the Host is API Gateway's public name, not loopback.
+	h := routes(cfg, f.store, svc, f.log, mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins, BehindProxy: true})
 	f.adapter = httpadapter.NewV2(implicitOK(h))
 }
 

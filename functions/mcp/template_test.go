@@ -32,7 +32,7 @@ import (
 func TestTemplateMatchesCode(t *testing.T) {
 	tpl := loadTemplate(t)
 	table := tpl.resource(t, "AWS::DynamoDB::Table")
-	fn := tpl.resource(t, "AWS::Serverless::Function")
+	fn := tpl.named(t, "McpFunction", "AWS::Serverless::Function")
 	api := tpl.resource(t, "AWS::Serverless::HttpApi")
 
 	t.Run("table", func(t *testing.T) {
@@ -142,6 +142,8 @@ func TestTemplateMatchesCode(t *testing.T) {
 			switch {
 			case get(v, "Ref") == table.name:
 				resolved[k] = "ticket-ledger-Table-ABC"
+			case get(v, "Ref") == stateMachineResource:
+				resolved[k] = "arn:aws:states:us-east-1:123456789012:stateMachine:ticket-ledger-Tasks-ABC"
 			case get(v, "Ref") != nil:
 				resolved[k] = str(tpl.refParam(t, v)["Default"])
 			default:
