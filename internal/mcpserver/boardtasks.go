@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -70,13 +71,56 @@ func importTaskOf(res *mcp.CallToolResult) (string, bool) {
 	return r.TaskID, true
 }
 
-// installBoardTasks adds the tasks extension for the board's task tools.
-func installBoardTasks(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
-	err := InstallTasks(s, TasksConfig{
+// installBoardTasks adds the tasks extension for the board's task tools,
+// and extra's (the conformance test server's fixtures) after them.
+func installBoardTasks(s *mcp.Server, svc *board.Service, who PrincipalFunc, extra *TasksConfig) {
+	cfg := TasksConfig{
 		Backend: boardTasks{svc: svc, who: who},
 		Tools:   map[string]TaskTool{"import_tickets": {Support: TaskOptional, TaskOf: importTaskOf}},
-	})
+	}
+	if extra != nil {
+		for name, tool := range extra.Tools {
+			cfg.Tools[name] = tool
+		}
+		cfg.Backend = backends{cfg.Backend, extra.Backend}
+	}
+	err := InstallTasks(s, cfg)
 	if err != nil {
 		panic(err) // only a clash with a standard method, a programming error
 	}
+}
+
+// backends serve tasks from the first backend that knows the id.
+type backends []TaskBackend
+
+func (bs backends) GetTask(ctx context.Context, extra *mcp.RequestExtra, id string) (TaskState, error) {
+	for _, b := range bs {
+		st, err := b.GetTask(ctx, extra, id)
+		if !errors.Is(err, ErrTaskNotFound) {
+			return st, err
+		}
+	}
+	return TaskState{}, ErrTaskNotFound
+}
+
+func (bs backends) CancelTask(ctx context.Context, extra *mcp.RequestExtra, id string) error {
+	for _, b := range bs {
+		if err := b.CancelTask(ctx, extra, id); !errors.Is(err, ErrTaskNotFound) {
+			return err
+		}
+	}
+	return ErrTaskNotFound
+}
+
+func (bs backends) UpdateTask(ctx context.Context, extra *mcp.RequestExtra, id string, responses map[string]json.RawMessage) error {
+	for _, b := range bs {
+		if _, err := b.GetTask(ctx, extra, id); errors.Is(err, ErrTaskNotFound) {
+			continue
+		}
+		if in, ok := b.(TaskInputs); ok {
+			return in.UpdateTask(ctx, extra, id, responses)
+		}
+		return nil
+	}
+	return ErrTaskNotFound
 }

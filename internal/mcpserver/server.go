@@ -42,6 +42,10 @@ func ContextPrincipal() PrincipalFunc {
 type Options struct {
 	Principal PrincipalFunc
 	Logger    *slog.Logger
+	// ExtraTasks adds task-supporting tools of another backend to the
+	// tasks extension: the conformance test server's fixtures
+	// (test-tools/conformance/server), never the product's.
+	ExtraTasks *TasksConfig
 }
 
 // capabilities are what the server declares, in initialize and in
@@ -78,6 +82,6 @@ func NewServer(svc *board.Service, opts Options) *mcp.Server {
 		Capabilities: capabilities(),
 	})
 	registerTools(s, svc, opts.Principal)
-	installBoardTasks(s, svc, opts.Principal)
+	installBoardTasks(s, svc, opts.Principal, opts.ExtraTasks)
 	return s
 }

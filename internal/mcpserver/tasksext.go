@@ -59,6 +59,9 @@ type TaskState struct {
 	Result *mcp.CallToolResult
 	// Error is the JSON-RPC error, set when failed.
 	Error *jsonrpc.Error
+	// InputRequests are the outstanding requests to the client, set when
+	// input_required (keys are never reused within a task).
+	InputRequests map[string]any
 }
 
 // ErrTaskNotFound is what a TaskBackend returns for a task the caller may
@@ -72,6 +75,12 @@ type TaskBackend interface {
 	// CancelTask asks the task to stop (cooperative); ErrTaskNotFound for
 	// a task the caller may not see. Cancelling an ended task is no error.
 	CancelTask(ctx context.Context, extra *mcp.RequestExtra, id string) error
+}
+
+// TaskInputs is implemented by a backend whose tasks ask for input: it
+// takes tasks/update's responses (unknown or answered keys are ignored).
+type TaskInputs interface {
+	UpdateTask(ctx context.Context, extra *mcp.RequestExtra, id string, responses map[string]json.RawMessage) error
 }
 
 // TaskTool is a task-supporting tool.
@@ -135,8 +144,9 @@ type GetTaskResult struct {
 	mcp.ResultBase
 	ResultType string `json:"resultType"`
 	taskFields
-	Result *mcp.CallToolResult `json:"result,omitempty"`
-	Error  *jsonrpc.Error      `json:"error,omitempty"`
+	Result        *mcp.CallToolResult `json:"result,omitempty"`
+	Error         *jsonrpc.Error      `json:"error,omitempty"`
+	InputRequests map[string]any      `json:"inputRequests,omitempty"`
 }
 
 // ackResult answers tasks/update and tasks/cancel: an empty acknowledgement.
@@ -220,6 +230,8 @@ func (t *tasksLayer) get(ctx context.Context, ss *mcp.ServerSession, p *taskPara
 		res.Result = st.Result
 	case "failed":
 		res.Error = st.Error
+	case "input_required":
+		res.InputRequests = st.InputRequests
 	}
 	return res, nil
 }
@@ -230,6 +242,11 @@ func (t *tasksLayer) get(ctx context.Context, ss *mcp.ServerSession, p *taskPara
 func (t *tasksLayer) update(ctx context.Context, ss *mcp.ServerSession, p *taskParams) (*ackResult, error) {
 	if _, err := t.lookup(ctx, p); err != nil {
 		return nil, err
+	}
+	if in, ok := t.cfg.Backend.(TaskInputs); ok && len(p.InputResponses) > 0 {
+		if err := in.UpdateTask(ctx, extraFrom(ctx), p.TaskID, p.InputResponses); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
 	}
 	return &ackResult{ResultType: resultTypeComplete}, nil
 }
