@@ -3,7 +3,9 @@
 #   1. interop tests with @modelcontextprotocol/sdk (negotiates 2025-11-25) and
 #      @modelcontextprotocol/client v2 with versionNegotiation auto (2026-07-28);
 #   2. the MCP Inspector CLI (tools/list, tools/call create_ticket), its JSON checked;
-#   3. the official conformance suite, pinned, for 2025-11-25 and for 2026-07-28.
+#   3. the official conformance suite, pinned, for 2025-11-25 and for 2026-07-28,
+#      and the tasks extension's scenarios, against the conformance test server
+#      (conformance/server: the same MCP stack plus the reference fixtures).
 # It installs the pinned npm packages if needed, builds the server, starts it on
 # a free loopback port with a fresh data folder, runs every step (a failing step
 # does not stop the others), stops the server and exits non-zero if any step
@@ -38,8 +40,9 @@ stop_server() {
 trap 'stop_server; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-echo "=== building the server"
-(cd "$root" && go build -o "$work/mcp" ./functions/mcp) || { echo "interop: 0 passed, 1 failed (build)"; exit 1; }
+echo "=== building the server and the conformance test server"
+(cd "$root" && go build -o "$work/mcp" ./functions/mcp && go build -o "$work/conformance-server" ./test-tools/conformance/server) ||
+  { echo "interop: 0 passed, 1 failed (build)"; exit 1; }
 
 free_port() {
   node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
@@ -72,9 +75,38 @@ start_server() {
   return 1
 }
 
+# The conformance test server prints its own address (it binds port 0).
+conf_pid=
+conf_url=
+start_conformance_server() {
+  "$work/conformance-server" -addr 127.0.0.1:0 2>"$last/conformance-server.log" &
+  conf_pid=$!
+  local deadline=$((SECONDS + 30)) line
+  while [ "$SECONDS" -lt "$deadline" ] && kill -0 "$conf_pid" 2>/dev/null; do
+    line=$(grep -o 'conformance server listening on http://[^ ]*/mcp' "$last/conformance-server.log" | head -1)
+    if [ -n "$line" ]; then
+      conf_url=${line#conformance server listening on }
+      return 0
+    fi
+    sleep 0.1
+  done
+  cat "$last/conformance-server.log" >&2
+  return 1
+}
+stop_conformance_server() {
+  if [ -n "$conf_pid" ] && kill -0 "$conf_pid" 2>/dev/null; then
+    kill "$conf_pid" 2>/dev/null
+    wait "$conf_pid" 2>/dev/null
+  fi
+  conf_pid=
+}
+trap 'stop_server; stop_conformance_server; rm -rf "$work"' EXIT
+
 echo "=== starting the server"
 start_server || { echo "interop: 0 passed, 1 failed (server start)"; exit 1; }
 echo "ticket-ledger at $url"
+start_conformance_server || { echo "interop: 0 passed, 1 failed (conformance server start)"; exit 1; }
+echo "conformance test server at $conf_url"
 
 passed=0
 failed=0
@@ -97,16 +129,21 @@ step "interop: @modelcontextprotocol/sdk (2025-11-25), @modelcontextprotocol/cli
   env MCP_URL="$url" node --test --test-reporter=spec interop/sdk-v1.test.mjs interop/client-v2.test.mjs
 step "MCP Inspector CLI (tools/list, tools/call)" \
   env PATH="$node22:$PATH" MCP_URL="$url" node --test --test-reporter=spec inspector/inspector.test.mjs
-for revision in 2025-11-25 2026-07-28; do
-  step "conformance suite $revision" \
-    env PATH="$node22:$PATH" node conformance/run.mjs --url "$url" --revision "$revision" --out "$last/conformance-$revision"
+for revision in 2025-11-25 2026-07-28 tasks; do
+  step "conformance suite $revision (conformance test server)" \
+    env PATH="$node22:$PATH" node conformance/run.mjs --url "$conf_url" --revision "$revision" --out "$last/conformance-$revision"
 done
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
   failed=$((failed + 1))
   summary+=("  FAIL  the server exited during the run (log: $last/server.log)")
 fi
+if ! kill -0 "$conf_pid" 2>/dev/null; then
+  failed=$((failed + 1))
+  summary+=("  FAIL  the conformance test server exited during the run (log: $last/conformance-server.log)")
+fi
 stop_server
+stop_conformance_server
 
 echo
 echo "=== interop summary ($((SECONDS - t_start))s; server log and conformance results in $last)"

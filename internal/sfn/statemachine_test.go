@@ -138,6 +138,7 @@ func startMoto(t *testing.T, invokePort int) string {
 		cmd.Env = append(os.Environ(), fmt.Sprintf("MOTO_PORT=%d", invokePort))
 		var logs strings.Builder
 		cmd.Stdout, cmd.Stderr = &logs, &logs
+		dieWithTest(cmd)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -2,12 +2,15 @@
 // against a running server for one protocol revision, and judges the result.
 //
 //   node conformance/run.mjs --url http://127.0.0.1:PORT/mcp --revision 2025-11-25 --out DIR
+//   node conformance/run.mjs --url http://127.0.0.1:PORT/mcp --revision tasks --out DIR
 //
 // Which scenarios: `conformance server --suite all --spec-version REV`, i.e.
 // every server scenario the suite tags for that revision, pending ones included
-// (the revision's frozen requirement set is a subset of this). Extensions
-// (tasks, skills) are not tagged with a revision and are not run: the server
-// declares neither.
+// (the revision's frozen requirement set is a subset of this). Extensions are
+// not tagged with a revision: `--revision tasks` runs every tasks-* scenario
+// (the io.modelcontextprotocol/tasks extension) one by one, without
+// --spec-version (with it they are skipped). The skills extension's scenarios
+// are not run: the server does not declare that extension.
 //
 // Verdict: the suite's own, with its --expected-failures baseline built from
 //   conformance-expected-failures.txt  scenarios/checks that need the reference
@@ -66,7 +69,9 @@ function readEntries(file, kind) {
 }
 
 const known = new Set(scenarios());
-const inRevision = new Set(scenarios('--spec-version', rev));
+const inRevision = rev === 'tasks'
+  ? new Set([...known].filter((n) => n.startsWith('tasks-')))
+  : new Set(scenarios('--spec-version', rev));
 const entries = [
   ...readEntries('conformance-expected-failures.txt', 'expected-failure'),
   ...readEntries('conformance-accepted-warnings.txt', 'accepted-warning'),
@@ -85,8 +90,20 @@ writeFileSync(baseline, active.length
 
 const results = join(opts.out, 'results');
 const log = join(opts.out, 'suite.log');
-const run = suite(['server', '--url', opts.url, '--suite', 'all', '--spec-version', rev,
-  '--expected-failures', baseline, '-o', results], log);
+let run;
+if (rev === 'tasks') {
+  const logs = [];
+  run = { status: 0 };
+  for (const name of inRevision) {
+    const r = suite(['server', '--url', opts.url, '--scenario', name, '--expected-failures', baseline, '-o', results]);
+    logs.push(r.stdout + r.stderr);
+    if (r.status !== 0) run.status = r.status;
+  }
+  writeFileSync(log, logs.join('\n'));
+} else {
+  run = suite(['server', '--url', opts.url, '--suite', 'all', '--spec-version', rev,
+    '--expected-failures', baseline, '-o', results], log);
+}
 
 // Our own reading of every check, to print one line per scenario.
 const checksByScenario = new Map();
