@@ -49,7 +49,7 @@ func handler(server *mcp.Server, opts HandlerOptions) (http.Handler, *answerGate
 		DisableLocalhostProtection:   opts.BehindProxy,
 		MaxRequestBodyBytes:          MaxBodyBytes,
 	})
-	return gate.wrap(checkOrigin(opts.AllowedOrigins, requireUTF8(checkJSONRPC(checkTaskHeaders(plainErrorsAsJSONRPC(h)))))), gate
+	return gate.wrap(checkOrigin(opts.AllowedOrigins, requireUTF8(checkJSONRPC(checkTaskHeaders(plainErrorsAsJSONRPC(missingCapability400(h))))))), gate
 }
 
 // plainErrorsAsJSONRPC turns what the SDK still refuses with a plain-text

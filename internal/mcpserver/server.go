@@ -46,6 +46,10 @@ type Options struct {
 	// tasks extension: the conformance test server's fixtures
 	// (test-tools/conformance/server), never the product's.
 	ExtraTasks *TasksConfig
+	// Completion serves completion/complete and declares completions (the
+	// conformance test server's fixture prompts); the product has no prompt
+	// arguments to complete.
+	Completion func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 }
 
 // capabilities are what the server declares, in initialize and in
@@ -76,10 +80,15 @@ func NewServer(svc *board.Service, opts Options) *mcp.Server {
 	if opts.Principal == nil {
 		opts.Principal = StaticPrincipal(board.Principal{Source: board.SourceMCP})
 	}
+	caps := capabilities()
+	if opts.Completion != nil {
+		caps.Completions = &mcp.CompletionCapabilities{}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Ticket Ledger", Version: Version}, &mcp.ServerOptions{
-		Instructions: Instructions,
-		Logger:       opts.Logger,
-		Capabilities: capabilities(),
+		Instructions:      Instructions,
+		Logger:            opts.Logger,
+		Capabilities:      caps,
+		CompletionHandler: opts.Completion,
 	})
 	registerTools(s, svc, opts.Principal)
 	installBoardTasks(s, svc, opts.Principal, opts.ExtraTasks)

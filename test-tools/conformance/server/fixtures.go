@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -64,6 +65,34 @@ func addFixtures(s *mcp.Server, ft *fixtureTasks) {
 	tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features", schema2020,
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("ok"), nil })
 
+	// A parameter mirrored into a header (SEP-2243): the SDK checks that
+	// Mcp-Param-Region matches the body.
+	tool("test_custom_header", "a tool whose region parameter travels in a header too", map[string]any{
+		"type": "object", "properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}, "required": []string{"region"},
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ Region string }
+		json.Unmarshal(req.Params.Arguments, &in)
+		return text("region " + in.Region), nil
+	})
+
+	// Diagnostic tools of the stateless scenario (2026-07-28).
+	tool("test_missing_capability", "needs the client's sampling capability", noArgs(), func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if caps := req.ClientCapabilities(); caps == nil || caps.Sampling == nil {
+			data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}})
+			return nil, &jsonrpc.Error{Code: -32021, Message: "missing required client capability: sampling", Data: data}
+		}
+		return text("the client can sample"), nil
+	})
+	tool("test_streaming_elicitation", "asks a question by a multi round-trip request, never on the stream", noArgs(), func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if r, ok := req.Params.InputResponses["answer"]; ok {
+			return text("you said " + elicited(r, "answer")), nil
+		}
+		return needInput(mcp.InputRequestMap{"answer": ask("Anything to say?", "answer", "string")}, ""), nil
+	})
+	tool("test_logging_tool", "would log at the level the request asks for; a JSON response carries no log", noArgs(), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("done, without logging"), nil
+	})
+
 	// The tasks extension's fixtures.
 	tool("greet", "says hello (never a task)", map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -120,4 +149,18 @@ func addFixtures(s *mcp.Server, ft *fixtureTasks) {
 			body, _ := json.Marshal(map[string]any{"id": id, "templateTest": true, "data": "Data for ID: " + id})
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(body)}}}, nil
 		})
+}
+
+// complete suggests values for the fixture prompt's arguments.
+func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	var values []string
+	for _, v := range []string{"paris", "park", "party", "test", "testing"} {
+		if strings.HasPrefix(v, req.Params.Argument.Value) {
+			values = append(values, v)
+		}
+	}
+	if values == nil {
+		values = []string{}
+	}
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: len(values)}}, nil
 }

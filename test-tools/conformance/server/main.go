@@ -55,6 +55,7 @@ func main() {
 	server := mcpserver.NewServer(svc, mcpserver.Options{
 		Principal:  mcpserver.StaticPrincipal(board.Principal{Author: "ai:conformance", Source: board.SourceMCP}),
 		ExtraTasks: fixtures.config(),
+		Completion: complete,
 	})
 	addFixtures(server, fixtures)
 
