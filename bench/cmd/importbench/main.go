@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -72,7 +73,16 @@ func main() {
 	rows := flag.Int("rows", 10000, "rows per import")
 	rounds := flag.Int("rounds", 5, "SQLite rounds (median)")
 	endpoint := flag.String("endpoint", "", "DynamoDB-compatible endpoint (default: start moto)")
+	sqliteOnly := flag.Bool("sqlite-only", false, "measure the embedded store only")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the SQLite rounds to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+	}
 	ctx := context.Background()
 
 	var rates []float64
@@ -94,6 +104,12 @@ func main() {
 	slices.Sort(rates)
 	fmt.Printf("SQLite (synchronous=FULL): %d rows, %d rounds: median %.0f tickets/s (min %.0f, max %.0f); target >= 5000\n",
 		*rows, *rounds, rates[len(rates)/2], rates[0], rates[len(rates)-1])
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	if *sqliteOnly {
+		return
+	}
 
 	url := *endpoint
 	if url == "" {
