@@ -285,3 +285,25 @@ func TestImportRefusesBadRowsAndWritesNothing(t *testing.T) {
 		t.Errorf("%d tickets", n)
 	}
 }
+
+func TestTaskOfAWorkspaceHiddenSinceIsNotFound(t *testing.T) {
+	svc, _ := newImportService(t, &recordingRunner{})
+	ctx := as("ai:alice")
+	res, err := svc.ImportTickets(ctx, importInput("imp-hide", 150))
+	if err != nil {
+		t.Fatal(err)
+	}
+	people := board.WithPrincipal(context.Background(), board.Principal{Author: "human", Source: board.SourceWeb})
+	if _, err := svc.SetWorkspacePolicy(people, board.SetWorkspacePolicyInput{Workspace: "inbox", AIPolicy: board.PolicyHidden}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.GetTask(ctx, board.TaskIDInput{TaskID: res.TaskID}); board.ErrorCode(err) != board.CodeNotFound {
+		t.Errorf("get_task of an import into a workspace hidden since: %v, want not found", err)
+	}
+	if f, _ := svc.FindRequest(ctx, board.FindRequestInput{RequestID: "imp-hide"}); f.Status != ledger.LookupUnknown || f.Task != nil {
+		t.Errorf("find_request of it = %+v, want unknown without the task", f)
+	}
+	if _, err := svc.ImportTickets(ctx, importInput("imp-hide", 150)); board.ErrorCode(err) != board.CodeNotFound {
+		t.Errorf("a retry of it: %v, want the workspace not found", err)
+	}
+}

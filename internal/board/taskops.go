@@ -50,6 +50,17 @@ func (s *Service) visibleTask(ctx context.Context, id string) (Task, error) {
 	if p.Author == "" || RequestKey(p, t.Request.RequestID) != t.Request {
 		return Task{}, TaskNotFound(id)
 	}
+	// A task of a workspace since hidden from the caller is as absent as
+	// the workspace (docs/decisions.md, "Hidden after the fact").
+	if p.IsAI() {
+		policy, err := s.store.WorkspacePolicy(ctx, t.Workspace)
+		if errors.Is(err, ErrNotFound) || (err == nil && !readable(p, policy)) {
+			return Task{}, TaskNotFound(id)
+		}
+		if err != nil {
+			return Task{}, s.storeFailure(err)
+		}
+	}
 	return t, nil
 }
 
