@@ -45,7 +45,7 @@ func TestTemplateRunsTasks(t *testing.T) {
 			t.Error("the worker is not built by `make build-WorkerFunction` from ./functions/worker")
 		}
 		vars, _ := get(p, "Environment", "Variables").(map[string]any)
-		if keys := sortedKeys(vars); !slices.Equal(keys, []string{"LEDGER_BASE_URL", "LEDGER_RETENTION", "LEDGER_TABLE"}) {
+		if keys := sortedKeys(vars); !slices.Equal(keys, []string{"LEDGER_BASE_URL", "LEDGER_DYNAMODB_SERIALIZE_WRITES", "LEDGER_RETENTION", "LEDGER_TABLE"}) {
 			t.Errorf("worker environment = %v, want what functions/worker reads", keys)
 		}
 		if get(vars["LEDGER_TABLE"], "Ref") != table.name {

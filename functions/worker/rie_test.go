@@ -49,7 +49,7 @@ func TestWorkerUnderLambdaEmulator(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	t.Setenv("AWS_REGION", "us-east-1")
 	table := fmt.Sprintf("worker-rie-%d", time.Now().UnixNano())
-	store, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: moto.URL, Table: table, CreateTable: true}, nil)
+	store, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: moto.URL, Table: table, CreateTable: true, SerializeWrites: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,9 @@ func TestWorkerUnderLambdaEmulator(t *testing.T) {
 	}
 
 	em, err := lambdatest.StartEmulator(ctx, rie, bootstrap, []string{
-		"LEDGER_TABLE=" + table, "DYNAMODB_ENDPOINT=" + moto.URL, "LEDGER_WORKER_MAX_ROWS=100",
+		// One DynamoDB chunk (32 rows) an invocation: moto is slow, and the
+		// emulator's deadline is 30 s.
+		"LEDGER_TABLE=" + table, "DYNAMODB_ENDPOINT=" + moto.URL, "LEDGER_WORKER_MAX_ROWS=32", "LEDGER_DYNAMODB_SERIALIZE_WRITES=1",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -109,12 +111,12 @@ func TestWorkerUnderLambdaEmulator(t *testing.T) {
 			}
 			break
 		}
-		if calls > 5 {
+		if calls > 12 {
 			t.Fatalf("still not done after %d runs: %v", calls, out)
 		}
 	}
-	if calls != 3 {
-		t.Errorf("%d runs of at most 100 rows for 250 rows, want 3", calls)
+	if calls != 8 {
+		t.Errorf("%d runs of at most 32 rows for 250 rows, want 8", calls)
 	}
 	v, err := svc.GetTask(alice, board.TaskIDInput{TaskID: task})
 	if err != nil || v.Status != board.TaskCompleted || v.Imported != 250 {
