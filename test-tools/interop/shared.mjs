@@ -10,8 +10,8 @@ export const url = process.env.MCP_URL;
 if (!url) throw new Error('MCP_URL is not set: run these tests through test-tools/run.sh');
 
 const readTools = ['list_workspaces', 'get_workspace_summary', 'list_tickets', 'get_ticket', 'list_ticket_notes',
-  'list_ticket_history', 'find_request'];
-const writeTools = ['create_ticket', 'update_ticket', 'move_ticket', 'add_note'];
+  'list_ticket_history', 'find_request', 'get_task'];
+const writeTools = ['create_ticket', 'update_ticket', 'move_ticket', 'add_note', 'import_tickets'];
 
 /**
  * @param {object} o
@@ -72,7 +72,7 @@ export function interopSuite({ label, wantVersion, connect, request }) {
       assert.equal(negotiated, wantVersion);
     });
 
-    test('lists all 11 tools with output schemas and annotations', async () => {
+    test('lists all 14 tools with output schemas and annotations', async () => {
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
       for (const name of [...readTools, ...writeTools]) {
@@ -131,6 +131,29 @@ export function interopSuite({ label, wantVersion, connect, request }) {
       const found = await ok('find_request', { request_id: args.request_id });
       assert.equal(found.status, 'done');
       assert.equal(found.tool, 'create_ticket');
+    });
+
+    test('an import runs as a task: working at once, followed with get_task to completed, replayed on retry', async () => {
+      const args = { request_id: rid('import'), workspace: 'inbox',
+        tickets: Array.from({ length: 150 }, (_, i) => ({ title: `Imported via ${label} ${i}` })) };
+      const started = await ok('import_tickets', args);
+      assert.equal(started.status, 'working', '150 rows are more than finish inside the call');
+      assert.deepEqual(started.progress, { done: 0, total: 150 });
+      let task;
+      for (const deadline = Date.now() + 30000; ; await new Promise((r) => setTimeout(r, 100))) {
+        task = await ok('get_task', { task_id: started.task_id });
+        if (task.status !== 'working' || Date.now() > deadline) break;
+      }
+      assert.equal(task.status, 'completed', task.status_message);
+      assert.equal(task.imported, 150);
+      const again = await ok('import_tickets', args);
+      assert.equal(again.replayed, true);
+      assert.equal(again.task_id, started.task_id);
+      assert.equal(again.status, 'completed');
+      const found = await ok('find_request', { request_id: args.request_id });
+      assert.equal(found.status, 'done');
+      assert.equal(found.task.status, 'completed');
+      assert.deepEqual(found.task.progress, { done: 150, total: 150 });
     });
 
     test('policy: writes to the read-only workspace are refused, hidden ones are not found', async () => {
