@@ -22,8 +22,8 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
-	"github.com/ticket-ledger/ticket-ledger/internal/web"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
+	"github.com/ticket-ledger/ticket-ledger/internal/web"
 )
 
 func main() {
