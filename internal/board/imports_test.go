@@ -293,7 +293,7 @@ func TestTaskOfAWorkspaceHiddenSinceIsNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	people := board.WithPrincipal(context.Background(), board.Principal{Author: "human", Source: board.SourceWeb})
+	people := board.WithPrincipal(context.Background(), board.Principal{Author: "human", Role: board.RoleAdmin, Source: board.SourceWeb})
 	if _, err := svc.SetWorkspacePolicy(people, board.SetWorkspacePolicyInput{Workspace: "inbox", AIPolicy: board.PolicyHidden}); err != nil {
 		t.Fatal(err)
 	}

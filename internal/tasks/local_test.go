@@ -96,7 +96,7 @@ func TestLocalRunnerFailsOnPermanentErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The workspace turns read-only before the runner gets to it.
-	people := board.WithPrincipal(context.Background(), board.Principal{Author: "human", Source: board.SourceWeb})
+	people := board.WithPrincipal(context.Background(), board.Principal{Author: "human", Role: board.RoleAdmin, Source: board.SourceWeb})
 	if _, err := svc.SetWorkspacePolicy(people, board.SetWorkspacePolicyInput{Workspace: "inbox", AIPolicy: board.PolicyReadOnly}); err != nil {
 		t.Fatal(err)
 	}
