@@ -12,10 +12,11 @@ import (
 // An import chunk is one TransactWriteItems of at most 100 items: the task
 // (its condition: still working at the chunk's cursor; its new cursor and
 // progress), the workspace (its counter moves by the rows imported, its
-// candidate count with it, under the policy condition), and three items
-// per row: the row's record (condition: no live record under
-// <request_id>#<row>), the ticket and its created event. So a chunk takes
-// up to 32 rows, fewer when their items would pass chunkBytes.
+// candidate count with it, under the policy condition), and per row three
+// items — the row's record (condition: no live record under
+// <request_id>#<row>), the ticket and its created event — plus one tag index
+// item per tag. So a chunk takes up to 32 rows without tags (24 with one
+// tag each), fewer when their items would pass chunkBytes.
 const (
 	chunkItems     = 100
 	itemsPerRow    = 3
@@ -127,7 +128,7 @@ func (s *Store) chunkItems(tx board.ChunkTx, number int64, skip map[int]bool) ([
 			taken++
 			continue
 		}
-		if chunkFixed+len(rowItems)+itemsPerRow > chunkItems {
+		if chunkFixed+len(rowItems)+itemsPerRow+len(row.Input.Tags) > chunkItems {
 			break
 		}
 		plan, err := tx.Build(row, number+int64(imported))
@@ -159,6 +160,8 @@ func (s *Store) chunkItems(tx board.ChunkTx, number int64, skip map[int]bool) ([
 		at.ticket[chunkFixed+len(rowItems)] = i
 		rowItems = append(rowItems, s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false))
 		rowItems = append(rowItems, s.put(event, "", nil, nil, false))
+		// The tag index items, as a create writes them (tagitems.go).
+		rowItems = append(rowItems, s.tagWrites(nil, plan.Ticket)...)
 		taken++
 		imported++
 	}

@@ -44,7 +44,7 @@ func (f *fixture) newTask(id, requestID string, total int, now time.Time) board.
 func stagedRows(n int, prefix string) []json.RawMessage {
 	rows := make([]json.RawMessage, n)
 	for i := range rows {
-		rows[i] = json.RawMessage(fmt.Sprintf(`{"title":"%s %d","priority":"normal"}`, prefix, i))
+		rows[i] = json.RawMessage(fmt.Sprintf(`{"title":"%s %d","priority":"normal","tags":["imported"]}`, prefix, i))
 	}
 	return rows
 }
@@ -74,7 +74,7 @@ func (f *fixture) chunkTx(task board.Task, rows []json.RawMessage, now time.Time
 		Rows:            chunk,
 		AllowedPolicies: []board.AIPolicy{board.PolicyReadWrite},
 		Build: func(row board.ChunkRow, number int64) (board.CreatePlan, error) {
-			t := newTicket(task.Workspace, number, task.Author, now, withTitle(row.Input.Title))
+			t := newTicket(task.Workspace, number, task.Author, now, withTitle(row.Input.Title), withTags(row.Input.Tags...))
 			ev := board.Event{ID: f.id("ev"), Workspace: t.Workspace, TicketID: t.ID, Type: board.EventTicketCreated,
 				Author: task.Author, Source: board.SourceTask, RequestID: row.Record.Key.RequestID, At: now}
 			res, _ := json.Marshal(board.ImportedRow{TaskID: task.ID, Row: row.Index, TicketID: t.ID})
@@ -248,6 +248,14 @@ func testChunkImportsAll(t *testing.T, f *fixture) {
 	}
 	if d.Ticket.Title != fmt.Sprintf("imported %d", total-1) || len(d.History) != 1 || d.History[0].RequestID != "imp#249" || d.History[0].Source != board.SourceTask {
 		t.Errorf("last ticket %q with history %v; want title 'imported 249', one created event keyed imp#249 from source task", d.Ticket.Title, eventTypes(d.History))
+	}
+	// The imported tickets are found by their tag, as created ones are.
+	tagged, err := f.s.ListTickets(f.ctx, board.TicketQuery{Workspace: "inbox", Tag: "imported", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tagged.Tickets) != 100 || !tagged.More || tagged.Tickets[0].Number != total+1 {
+		t.Errorf("listing by the rows' tag: %d tickets (more: %v), want the newest 100 of %d imported", len(tagged.Tickets), tagged.More, total)
 	}
 	// The next create continues after the import.
 	if plan := f.create("inbox", "after"); plan.Ticket.Number != total+2 {
