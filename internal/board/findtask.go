@@ -26,6 +26,12 @@ func (s *Service) withTask(ctx context.Context, l RequestLookup, rec ledger.Reco
 	if t.Status.Terminal() && rec.Status == ledger.StatusRunning {
 		s.settleRequest(ctx, t)
 	}
+	// The claim's lease only covers starting the task; once it exists, the
+	// task says whether the call is still running (an import can run far
+	// longer than the lease).
+	if !t.Status.Terminal() && l.Status == ledger.LookupAbandoned {
+		l.Status = ledger.LookupRunning
+	}
 	v := t.View()
 	l.Task = &v
 	return l

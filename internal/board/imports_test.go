@@ -307,3 +307,29 @@ func TestTaskOfAWorkspaceHiddenSinceIsNotFound(t *testing.T) {
 		t.Errorf("a retry of it: %v, want the workspace not found", err)
 	}
 }
+
+// An import runs longer than its claim's lease: find_request still says
+// running while the task works, never abandoned.
+func TestFindRequestOfALongImportIsRunning(t *testing.T) {
+	st, err := sqliteStore(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	clock := func() time.Time { return now }
+	svc, _ := board.NewService(board.Config{Store: st, Runner: &recordingRunner{}, Now: func() time.Time { return clock() }})
+	ctx := as("ai:alice")
+	if _, err := svc.ImportTickets(ctx, importInput("imp-long", 150)); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(10 * time.Minute) // far past the claim's lease
+	f, err := svc.FindRequest(ctx, board.FindRequestInput{RequestID: "imp-long"})
+	if err != nil || f.Status != ledger.LookupRunning || f.Task == nil || f.Task.Status != board.TaskWorking {
+		t.Fatalf("find_request 10 minutes in = %+v, %v; want running with the working task", f, err)
+	}
+}
+
+func sqliteStore(t *testing.T) (board.Store, error) {
+	_, st := newImportService(t, nil)
+	return st, nil
+}
