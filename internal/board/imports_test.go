@@ -101,7 +101,7 @@ func TestImportSmallFinishesInline(t *testing.T) {
 	}
 	other := importInput("imp-small", 5)
 	other.Tickets[2].Title = "changed"
-	if _, err := svc.ImportTickets(ctx, other); board.ErrorCode(err) != board.CodeConflict || !strings.Contains(err.Error(), "tickets") {
+	if _, err := svc.ImportTickets(ctx, other); board.ErrorCode(err) != board.CodeRequestReused || !strings.Contains(err.Error(), "tickets") {
 		t.Fatalf("same request_id, other rows: %v, want a conflict naming tickets", err)
 	}
 }
