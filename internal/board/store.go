@@ -29,6 +29,8 @@ type Store interface {
 	TokenStore
 	// TaskStore: durable tasks and staged imports (taskstore.go).
 	TaskStore
+	// The OAuth authorization server's records (oauth_store.go).
+	OAuthStore
 
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)

@@ -50,6 +50,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := s.migrateTasks(ctx); err != nil {
 		return err
 	}
+	// So are OAuth's (people_schema.go).
+	if _, err := s.write.ExecContext(ctx, oauthSchema); err != nil {
+		return err
+	}
 	var version int
 	if err := s.write.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 		return err

@@ -49,3 +49,60 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 );
 CREATE INDEX IF NOT EXISTS api_tokens_by_handle ON api_tokens (handle, created_at);
 `
+
+// oauthSchema holds the OAuth authorization server's records (oauth.go);
+// applied on open after tokenSchema, idempotent like it. Codes and tokens
+// are kept under the SHA-256 of their value. A NULL expires_at on a client
+// is one kept for good (a registered client with a grant).
+const oauthSchema = `
+CREATE TABLE IF NOT EXISTS oauth_clients (
+	id            TEXT PRIMARY KEY,
+	kind          TEXT NOT NULL,
+	name          TEXT NOT NULL,
+	uri           TEXT NOT NULL DEFAULT '',
+	redirect_uris TEXT NOT NULL,
+	created_at    TEXT NOT NULL,
+	expires_at    TEXT
+);
+CREATE TABLE IF NOT EXISTS oauth_codes (
+	hash         TEXT PRIMARY KEY,
+	client_id    TEXT NOT NULL,
+	client_name  TEXT NOT NULL,
+	redirect_uri TEXT NOT NULL,
+	challenge    TEXT NOT NULL,
+	resource     TEXT NOT NULL,
+	scope        TEXT NOT NULL,
+	handle       TEXT NOT NULL,
+	agent        TEXT NOT NULL,
+	grant_id     TEXT NOT NULL,
+	created_at   TEXT NOT NULL,
+	expires_at   TEXT NOT NULL,
+	used_at      TEXT
+);
+CREATE TABLE IF NOT EXISTS oauth_grants (
+	id           TEXT PRIMARY KEY,
+	client_id    TEXT NOT NULL,
+	client_name  TEXT NOT NULL,
+	handle       TEXT NOT NULL,
+	agent        TEXT NOT NULL,
+	resource     TEXT NOT NULL,
+	scope        TEXT NOT NULL,
+	created_at   TEXT NOT NULL,
+	expires_at   TEXT NOT NULL,
+	last_used_at TEXT,
+	revoked_at   TEXT
+);
+CREATE INDEX IF NOT EXISTS oauth_grants_by_handle ON oauth_grants (handle, created_at);
+CREATE TABLE IF NOT EXISTS oauth_tokens (
+	hash       TEXT PRIMARY KEY,
+	grant_id   TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+	kind       TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	expires_at TEXT NOT NULL,
+	used_at    TEXT
+);
+CREATE INDEX IF NOT EXISTS oauth_tokens_by_grant ON oauth_tokens (grant_id);
+CREATE INDEX IF NOT EXISTS oauth_tokens_by_expiry ON oauth_tokens (expires_at);
+CREATE INDEX IF NOT EXISTS oauth_codes_by_expiry ON oauth_codes (expires_at);
+CREATE INDEX IF NOT EXISTS oauth_grants_by_expiry ON oauth_grants (expires_at);
+`

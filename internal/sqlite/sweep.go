@@ -66,6 +66,11 @@ func (s *Store) RunSweeper(ctx context.Context, every time.Duration, now func() 
 			return
 		case <-t.C:
 		}
+		if n, err := s.sweepOAuth(ctx, now()); err != nil {
+			log.Warn("sqlite: sweeping expired OAuth codes, tokens and grants failed; retrying at the next interval", "err", err)
+		} else if n > 0 {
+			log.Info("sqlite: swept expired OAuth codes, tokens and grants", "deleted", n)
+		}
 		n, err := s.SweepExpired(ctx, now())
 		switch {
 		case err != nil:

@@ -92,6 +92,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"People", peopleTests()},
 		{"Credentials", credentialTests()},
 		{"Tokens", tokenTests()},
+		{"OAuth", oauthTests()},
 		{"WorkspaceWrites", workspaceWriteTests()},
 		{"Tasks", taskTests()},
 	}
