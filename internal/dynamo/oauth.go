@@ -286,11 +286,11 @@ func (s *Store) RedeemOAuthCode(ctx context.Context, r board.OAuthRedemption) er
 	if r.KeepClient != "" {
 		clientAt = len(items)
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName:                 aws.String(s.table),
-			Key:                       oauthClientKey(r.KeepClient),
-			UpdateExpression:          aws.String("SET #e = :never, #exp = :never_ns, #ttl = :never_ttl"),
-			ConditionExpression:       aws.String("#id = :id AND (attribute_not_exists(#exp) OR #exp > :now)"),
-			ExpressionAttributeNames:  map[string]string{"#e": attrExpires, "#exp": attrExpiresNS, "#ttl": attrExpiresAt, "#id": attrClientID},
+			TableName:                aws.String(s.table),
+			Key:                      oauthClientKey(r.KeepClient),
+			UpdateExpression:         aws.String("SET #e = :never, #exp = :never_ns, #ttl = :never_ttl"),
+			ConditionExpression:      aws.String("#id = :id AND (attribute_not_exists(#exp) OR #exp > :now)"),
+			ExpressionAttributeNames: map[string]string{"#e": attrExpires, "#exp": attrExpiresNS, "#ttl": attrExpiresAt, "#id": attrClientID},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":id": str(r.KeepClient), ":now": now,
 				":never": str(""), ":never_ns": num(math.MaxInt64), ":never_ttl": num(neverTTL)},
 		}})
