@@ -10,6 +10,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 )
 
 // The environment variables the process reads; template.yaml sets these (a
@@ -62,6 +63,9 @@ type config struct {
 	// where people reach the server (the admin commands need that).
 	BaseURLSet   bool
 	StateMachine string
+	// documents configures fetching OAuth client ID metadata documents:
+	// the defaults, except in tests (a test CA, the test server's address).
+	documents oauth.FetchConfig
 }
 
 func loadConfig(getenv func(string) string) (config, error) {

@@ -21,6 +21,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
@@ -132,9 +133,21 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	// (warn unless LEDGER_LOG_LEVEL says otherwise), under its own group.
 	sdkLog := slog.New(log.Handler().WithGroup("mcp"))
 	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log})
-	resolver := auth.NewResolver(auth.ResolverConfig{Mode: cfg.Auth, Accounts: accounts, LocalAgent: cfg.principal()})
-	// API tokens (Authorization: Bearer tl_…) on /mcp and /api/v1.
+	// The OAuth authorization server, in required mode only: loopback mode
+	// has nobody to sign in and approve (docs/oauth.md).
+	var authServer *oauth.Server
+	rcfg := auth.ResolverConfig{Mode: cfg.Auth, Accounts: accounts, LocalAgent: cfg.principal()}
+	if cfg.Auth == auth.ModeRequired {
+		authServer = oauth.New(oauth.Config{Store: store, Accounts: accounts, Issuer: cfg.BaseURL, Documents: cfg.documents, Logger: log})
+		rcfg.ResourceMetadata = authServer.ResourceMetadataURL
+	}
+	resolver := auth.NewResolver(rcfg)
+	// API tokens (Authorization: Bearer tl_…) on /mcp and /api/v1, and
+	// OAuth access tokens (tla_…) beside them.
 	resolver.AddBearer(accounts.VerifyToken)
+	if authServer != nil {
+		resolver.AddBearer(authServer.VerifyAccessToken)
+	}
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal(), Logger: sdkLog})
 	mux := http.NewServeMux()
 	// Who calls /mcp is resolved before the MCP server sees the request:
@@ -144,7 +157,12 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	// REST: the same use cases and resolver, JSON in and out.
 	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins}))
 	mux.Handle("GET /healthz", newHealth(store, log))
-	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, Logger: log}))
+	if authServer != nil {
+		// Metadata, registration, token and revocation; the approval page
+		// (the authorization endpoint) is the board's.
+		authServer.Register(mux)
+	}
+	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, OAuth: authServer, Logger: log}))
 	return mux
 }
 

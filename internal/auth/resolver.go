@@ -73,6 +73,11 @@ type ResolverConfig struct {
 	Accounts *Accounts
 	// LocalAgent is the API caller in loopback mode (LEDGER_AUTHOR).
 	LocalAgent board.Principal
+	// ResourceMetadata, if set, is the URL of the protected resource
+	// metadata (RFC 9728) of what a request asks for; a 401's challenge
+	// names it (resource_metadata), so an OAuth client can discover how to
+	// get a token.
+	ResourceMetadata func(req *http.Request) string
 }
 
 // Resolver is the one place a request's credential becomes a principal,
@@ -108,7 +113,7 @@ func (r *Resolver) Resolve(req *http.Request, surface Surface) (board.Principal,
 	ctx := req.Context()
 	if surface == SurfaceAPI {
 		if token, ok := bearerToken(req); ok {
-			return r.resolveBearer(ctx, token)
+			return r.resolveBearer(context.WithValue(ctx, requestKey{}, req), token)
 		}
 	}
 	if r.cfg.Mode == ModeLoopback {
@@ -148,6 +153,16 @@ func (r *Resolver) resolveBearer(ctx context.Context, token string) (board.Princ
 	return board.Principal{}, ErrBadCredential
 }
 
+type requestKey struct{}
+
+// RequestFrom is the request whose bearer token a BearerVerifier is
+// checking, or nil: a verifier that binds tokens to a resource (OAuth's
+// audience) needs to know what the request is for.
+func RequestFrom(ctx context.Context) *http.Request {
+	req, _ := ctx.Value(requestKey{}).(*http.Request)
+	return req
+}
+
 // bearerToken reads "Authorization: Bearer <token>".
 func bearerToken(req *http.Request) (string, bool) {
 	scheme, token, ok := strings.Cut(req.Header.Get("Authorization"), " ")
@@ -172,8 +187,8 @@ func (r *Resolver) RequireAPI(source board.Source, deny func(w http.ResponseWrit
 		p, err := r.Resolve(req, SurfaceAPI)
 		switch {
 		case Unauthorized(err):
-			w.Header().Set("WWW-Authenticate", r.challenge(err))
-			msg := "this server needs a credential: send Authorization: Bearer <token>"
+			w.Header().Set("WWW-Authenticate", r.challenge(req, err))
+			msg := "this server needs a credential: connect with OAuth (the resource_metadata of WWW-Authenticate says where) or send Authorization: Bearer <API token>"
 			if errors.Is(err, ErrBadCredential) {
 				msg = "the credential was not accepted (unknown, expired or revoked); get a new one"
 			}
@@ -188,11 +203,17 @@ func (r *Resolver) RequireAPI(source board.Source, deny func(w http.ResponseWrit
 	})
 }
 
-// challenge is the WWW-Authenticate value of a 401 (RFC 6750): a bad
-// credential adds error="invalid_token". OAuth (protected resource
-// metadata) will add its resource_metadata parameter.
-func (r *Resolver) challenge(err error) string {
+// challenge is the WWW-Authenticate value of a 401 (RFC 6750): the
+// protected resource metadata of what was asked for (RFC 9728), so an
+// OAuth client finds the authorization server; a bad credential adds
+// error="invalid_token". No scope: this server has none.
+func (r *Resolver) challenge(req *http.Request, err error) string {
 	c := `Bearer realm="ticket-ledger"`
+	if r.cfg.ResourceMetadata != nil {
+		if u := r.cfg.ResourceMetadata(req); u != "" {
+			c += `, resource_metadata="` + u + `"`
+		}
+	}
 	if errors.Is(err, ErrBadCredential) {
 		c += `, error="invalid_token", error_description="the token is unknown, expired or revoked"`
 	}

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -84,7 +85,9 @@ func (a *Accounts) SignOut(ctx context.Context, secret string) error {
 }
 
 // errNoSession: the secret names no live session of an enabled person.
-var errNoSession = errors.New("no such session")
+// It wraps ErrBadCredential, so bearer verifiers outside this package
+// (OAuth grants) tell a person who may not act from a store that failed.
+var errNoSession = fmt.Errorf("%w: no such session, or its person is missing or disabled", ErrBadCredential)
 
 // sessionPerson resolves a session secret to its person: the session must
 // be unexpired and the person enabled, read on every call so a sign-out or

@@ -118,3 +118,18 @@ type OAuthRotation struct {
 	GrantExpiresAt time.Time
 	Now            time.Time
 }
+
+// MaxClientName bounds a client's name as the board shows it.
+const MaxClientName = 100
+
+// ValidateClientName checks a client's name (client_name): optional, one
+// line, at most MaxClientName characters.
+func ValidateClientName(name string) error {
+	if name == "" {
+		return nil
+	}
+	if err := validateText("client_name", name, 0, MaxClientName); err != nil {
+		return err
+	}
+	return checkOneLine("client_name", name)
+}

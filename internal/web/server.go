@@ -9,6 +9,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 )
 
 // Config wires the board to the use cases.
@@ -18,7 +19,10 @@ type Config struct {
 	Resolver *auth.Resolver
 	// BaseURL is where people reach the board; invitation links start with it.
 	BaseURL string
-	Logger  *slog.Logger
+	// OAuth, if set, serves the authorization endpoint's approval page and
+	// Connected agents (required mode); nil leaves them out.
+	OAuth  *oauth.Server
+	Logger *slog.Logger
 }
 
 // Server is the board's http.Handler.
@@ -64,6 +68,12 @@ func New(cfg Config) *Server {
 	private.HandleFunc("GET /tokens", s.tokensPage)
 	private.HandleFunc("POST /tokens", s.createToken)
 	private.HandleFunc("POST /tokens/{id}/revoke", s.revokeToken)
+	if cfg.OAuth != nil {
+		private.HandleFunc("GET "+oauth.PathAuthorize, s.authorizePage)
+		private.HandleFunc("POST "+oauth.PathAuthorize, s.authorize)
+		private.HandleFunc("GET /agents", s.agentsPage)
+		private.HandleFunc("POST /agents/{id}/revoke", s.revokeAgent)
+	}
 	mux.Handle("/", s.requirePerson(private))
 
 	var h http.Handler = mux

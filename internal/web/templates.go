@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -91,6 +92,14 @@ var funcs = template.FuncMap{
 	"links":     linksText,
 	"eventText": eventText,
 	"countOf":   func(w board.Workspace, s board.Status) int { return w.Counts[s] },
+	"hasPrefix": strings.HasPrefix,
+	"hostOf": func(raw string) string {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return ""
+		}
+		return u.Host
+	},
 }
 
 // newRequestID is a fresh request_id for one rendered form.
@@ -150,6 +159,7 @@ type page struct {
 	Title  string
 	Me     board.Principal
 	SignIn bool   // required mode: show the signed-in person and sign-out
+	OAuth  bool   // OAuth is served: show Connected agents
 	Error  string // a refused form's message
 	Notice string
 	Data   any
@@ -170,6 +180,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	p.Me = board.PrincipalFrom(r.Context())
 	p.SignIn = s.cfg.Resolver.Mode() != "loopback"
+	p.OAuth = s.cfg.OAuth != nil
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout.html", p); err != nil {
 		s.log.Error("rendering a page", "page", name, "err", err)
