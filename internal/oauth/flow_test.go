@@ -23,11 +23,11 @@ func TestMetadata(t *testing.T) {
 	wantStatus(t, "AS metadata", r, http.StatusOK)
 	m := r.json(t)
 	want := map[string]any{
-		"issuer":                 e.url,
-		"authorization_endpoint": e.url + "/oauth/authorize",
-		"token_endpoint":         e.url + "/oauth/token",
-		"registration_endpoint":  e.url + "/oauth/register",
-		"revocation_endpoint":    e.url + "/oauth/revoke",
+		"issuer":                                         e.url,
+		"authorization_endpoint":                         e.url + "/oauth/authorize",
+		"token_endpoint":                                 e.url + "/oauth/token",
+		"registration_endpoint":                          e.url + "/oauth/register",
+		"revocation_endpoint":                            e.url + "/oauth/revoke",
 		"client_id_metadata_document_supported":          true,
 		"authorization_response_iss_parameter_supported": true,
 	}
