@@ -1,0 +1,87 @@
+package oauth
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The dial guard refuses every address that is not a public host: what an
+// attacker-chosen client_id could point the server at inside its network.
+func TestDialGuard(t *testing.T) {
+	guard := dialGuard(nil)
+	refused := []string{"127.0.0.1:443", "127.1.2.3:443", "[::1]:443", "10.0.0.1:443", "172.16.0.1:443", "192.168.1.1:443",
+		"169.254.169.254:80", "[fe80::1]:443", "[fd00::1]:443", "[fc00::1]:443", "0.0.0.0:443", "[::]:443", "100.64.0.1:443",
+		"224.0.0.1:443", "255.255.255.255:443", "192.0.2.1:443", "198.18.0.1:443", "240.0.0.1:443",
+		"[::ffff:127.0.0.1]:443", "[::ffff:10.0.0.1]:443", "[64:ff9b::a00:1]:443", "[2002:a00:1::1]:443", "[2001:db8::1]:443",
+		"[ff02::1]:443", "example.com:443"}
+	for _, a := range refused {
+		if err := guard("tcp", a, nil); err == nil {
+			t.Errorf("%s: allowed, want refused", a)
+		}
+	}
+	for _, a := range []string{"8.8.8.8:443", "1.1.1.1:443", "[2606:4700:4700::1111]:443", "160.79.104.10:443"} {
+		if err := guard("tcp", a, nil); err != nil {
+			t.Errorf("%s: %v, want allowed", a, err)
+		}
+	}
+	permitted := netip.MustParseAddrPort("127.0.0.1:8443")
+	guard = dialGuard(func(ap netip.AddrPort) bool { return ap == permitted })
+	if guard("tcp", "127.0.0.1:8443", nil) != nil || guard("tcp", "127.0.0.1:8444", nil) == nil {
+		t.Error("Permit allows exactly the address and port it names")
+	}
+}
+
+func TestRedirectMatching(t *testing.T) {
+	registered := []string{"http://localhost/callback", "http://127.0.0.1:3000/cb?x=1", "https://claude.ai/api/mcp/auth_callback"}
+	for given, want := range map[string]bool{
+		"https://claude.ai/api/mcp/auth_callback":    true,
+		"https://claude.ai/api/mcp/auth_callback/":   false,
+		"https://claude.ai:443/api/mcp/auth_callback": false, // exact match, character for character
+		"https://CLAUDE.ai/api/mcp/auth_callback":    false,
+		"http://localhost:41234/callback":            true,
+		"http://localhost/callback":                  true,
+		"http://localhost:41234/callback2":           false,
+		"http://127.0.0.1:41234/callback":            false, // another loopback name is another URI
+		"http://127.0.0.1:9/cb?x=1":                  true,
+		"http://127.0.0.1:9/cb?x=2":                  false,
+		"https://localhost:41234/callback":           false,
+		"http://evil.example/callback":               false,
+	} {
+		if got := redirectMatches(registered, given); got != want {
+			t.Errorf("redirectMatches(%q) = %v, want %v", given, got, want)
+		}
+	}
+}
+
+func TestDefaultAgentName(t *testing.T) {
+	for in, want := range map[string]string{"Claude": "claude", "Claude Code": "claude-code", "  My  App!! v2 ": "my-app-v2",
+		"": "agent", "日本": "agent", "an unnamed app": "agent", "a.b_c": "a.b_c", strings.Repeat("x", 80): strings.Repeat("x", 64)} {
+		if got := DefaultAgentName(in); got != want {
+			t.Errorf("DefaultAgentName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDocumentCacheLifetime(t *testing.T) {
+	for cc, want := range map[string]time.Duration{"": time.Hour, "max-age=600": 10 * time.Minute, "public, max-age=10": 5 * time.Minute,
+		"max-age=999999": 24 * time.Hour, "no-store": 5 * time.Minute, "max-age=7200, s-maxage=1200": 20 * time.Minute, "max-age=abc": time.Hour} {
+		if got := cacheLifetime(cc); got != want {
+			t.Errorf("cacheLifetime(%q) = %v, want %v", cc, got, want)
+		}
+	}
+}
+
+func TestTokenShape(t *testing.T) {
+	tok := newToken(accessPrefix, "0123456789abcdef")
+	if id, ok := parseToken(accessPrefix, tok); !ok || id != "0123456789abcdef" {
+		t.Fatalf("parseToken(%q) = %q, %v", tok, id, ok)
+	}
+	for _, bad := range []string{tok[:len(tok)-1], tok + "A", strings.Replace(tok, ".", "_", 1), "tla_0123456789ABCDEF." + tok[21:],
+		newToken(refreshPrefix, "0123456789abcdef")} {
+		if _, ok := parseToken(accessPrefix, bad); ok {
+			t.Errorf("parseToken(%q) accepted a malformed token", bad)
+		}
+	}
+}
