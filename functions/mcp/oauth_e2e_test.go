@@ -431,7 +431,7 @@ func TestOAuthEndToEndMetadataDocument(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(map[string]any{"client_id": docURL, "client_name": "Claude Code",
 				"redirect_uris": []string{"http://localhost/callback", "http://127.0.0.1/callback"},
-				"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
+				"grant_types":   []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
 				"token_endpoint_auth_method": "none"})
 		}))
 		t.Cleanup(docs.Close)

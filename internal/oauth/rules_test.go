@@ -36,18 +36,18 @@ func TestDialGuard(t *testing.T) {
 func TestRedirectMatching(t *testing.T) {
 	registered := []string{"http://localhost/callback", "http://127.0.0.1:3000/cb?x=1", "https://claude.ai/api/mcp/auth_callback"}
 	for given, want := range map[string]bool{
-		"https://claude.ai/api/mcp/auth_callback":    true,
-		"https://claude.ai/api/mcp/auth_callback/":   false,
+		"https://claude.ai/api/mcp/auth_callback":     true,
+		"https://claude.ai/api/mcp/auth_callback/":    false,
 		"https://claude.ai:443/api/mcp/auth_callback": false, // exact match, character for character
-		"https://CLAUDE.ai/api/mcp/auth_callback":    false,
-		"http://localhost:41234/callback":            true,
-		"http://localhost/callback":                  true,
-		"http://localhost:41234/callback2":           false,
-		"http://127.0.0.1:41234/callback":            false, // another loopback name is another URI
-		"http://127.0.0.1:9/cb?x=1":                  true,
-		"http://127.0.0.1:9/cb?x=2":                  false,
-		"https://localhost:41234/callback":           false,
-		"http://evil.example/callback":               false,
+		"https://CLAUDE.ai/api/mcp/auth_callback":     false,
+		"http://localhost:41234/callback":             true,
+		"http://localhost/callback":                   true,
+		"http://localhost:41234/callback2":            false,
+		"http://127.0.0.1:41234/callback":             false, // another loopback name is another URI
+		"http://127.0.0.1:9/cb?x=1":                   true,
+		"http://127.0.0.1:9/cb?x=2":                   false,
+		"https://localhost:41234/callback":            false,
+		"http://evil.example/callback":                false,
 	} {
 		if got := redirectMatches(registered, given); got != want {
 			t.Errorf("redirectMatches(%q) = %v, want %v", given, got, want)
