@@ -257,6 +257,8 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 	// REST sends what the tools send; and the token is revoked on the board.
 	lambdaRESTRequests(t, invoke)
 	lamRevokeToken(t, invoke)
+	// OAuth: metadata, registration, approval, exchange, refresh, revocation.
+	lambdaOAuth(t, invoke)
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -475,6 +477,7 @@ func TestLambdaEmulator(t *testing.T) {
 		lamMakeToken(t, invoke)
 		lambdaEndToEnd(t, invoke)
 		lambdaRESTRequests(t, invoke)
+		lambdaOAuth(t, invoke)
 
 		// A real client on the 2026-07-28 revision, its HTTP carried as
 		// events: it discovers the server, and its retry is a replay.

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -111,7 +112,8 @@ func dialGuard(permit func(netip.AddrPort) bool) func(network, address string, _
 // beyond what netip's predicates name: shared address space, IETF protocol
 // assignments, documentation, benchmarking, reserved, NAT64 and 6to4 (which
 // embed IPv4 addresses that may be private), Teredo, discard.
-var specialUse = func() []netip.Prefix {
+// (Parsed on first use, not at start: a cold start pays nothing for it.)
+var specialUse = sync.OnceValue(func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, p := range []string{
 		"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24",
@@ -121,7 +123,7 @@ var specialUse = func() []netip.Prefix {
 		out = append(out, netip.MustParsePrefix(p))
 	}
 	return out
-}()
+})
 
 // publicAddr: a global unicast address outside every special-use range.
 func publicAddr(ip netip.Addr) bool {
@@ -130,7 +132,7 @@ func publicAddr(ip netip.Addr) bool {
 		ip.IsMulticast() || ip.IsUnspecified() {
 		return false
 	}
-	for _, p := range specialUse {
+	for _, p := range specialUse() {
 		if p.Contains(ip) {
 			return false
 		}
