@@ -6,6 +6,8 @@
 #   3. the official conformance suite, pinned, for 2025-11-25 and for 2026-07-28,
 #      and the tasks extension's scenarios, against the conformance test server
 #      (conformance/server: the same MCP stack plus the reference fixtures).
+#   4. OAuth, on a second server in LEDGER_AUTH=required mode: the TypeScript
+#      SDK's OAuth client, and the suite's authorization-server scenarios.
 # It installs the pinned npm packages if needed, builds the server, starts it on
 # a free loopback port with a fresh data folder, runs every step (a failing step
 # does not stop the others), stops the server and exits non-zero if any step
@@ -48,28 +50,32 @@ free_port() {
   node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
 }
 
-# start_server starts the binary on a free loopback port with a fresh data
-# folder and waits, up to a deadline, for the line that says it listens.
-# A port taken between choosing and binding is retried with another.
+# start_server DATA LOG [VAR=value...] starts the binary on a free loopback
+# port with the data folder DATA (made fresh per attempt when empty), its
+# log in LOG and the extra environment given, and waits, up to a deadline,
+# for the line that says it listens. A port taken between choosing and
+# binding is retried with another.
 url=
 start_server() {
-  local attempt port deadline
+  local data=$1 log=$2 attempt port deadline dir
+  shift 2
   for attempt in 1 2 3; do
     port=$(free_port) || return 1
-    mkdir -p "$work/data-$attempt"
-    LEDGER_ADDR="127.0.0.1:$port" LEDGER_DATA="$work/data-$attempt" LEDGER_AUTHOR=ai:interop \
-      "$work/mcp" 2>"$last/server.log" &
+    dir=${data:-$work/data-$attempt}
+    mkdir -p "$dir"
+    env LEDGER_ADDR="127.0.0.1:$port" LEDGER_DATA="$dir" LEDGER_AUTHOR=ai:interop "$@" \
+      "$work/mcp" 2>"$log" &
     server_pid=$!
     deadline=$((SECONDS + 30))
     while [ "$SECONDS" -lt "$deadline" ] && kill -0 "$server_pid" 2>/dev/null; do
-      if grep -q "ticket-ledger listening on http://127.0.0.1:$port/mcp" "$last/server.log"; then
+      if grep -q "ticket-ledger listening on http://127.0.0.1:$port/mcp" "$log"; then
         url="http://127.0.0.1:$port/mcp"
         return 0
       fi
       sleep 0.1
     done
     echo "server did not come up on 127.0.0.1:$port (attempt $attempt):" >&2
-    cat "$last/server.log" >&2
+    cat "$log" >&2
     stop_server
   done
   return 1
@@ -103,7 +109,7 @@ stop_conformance_server() {
 trap 'stop_server; stop_conformance_server; rm -rf "$work"' EXIT
 
 echo "=== starting the server"
-start_server || { echo "interop: 0 passed, 1 failed (server start)"; exit 1; }
+start_server "" "$last/server.log" || { echo "interop: 0 passed, 1 failed (server start)"; exit 1; }
 echo "ticket-ledger at $url"
 start_conformance_server || { echo "interop: 0 passed, 1 failed (conformance server start)"; exit 1; }
 echo "conformance test server at $conf_url"
@@ -144,6 +150,35 @@ if ! kill -0 "$conf_pid" 2>/dev/null; then
 fi
 stop_server
 stop_conformance_server
+
+# OAuth: the same binary in LEDGER_AUTH=required mode (the mode Lambda runs)
+# with one person, alice, added by the admin command. The TypeScript SDK's
+# OAuth client connects as a second client independent of the go-sdk's, and
+# the conformance suite's authorization-server scenarios run against the
+# server's own authorization server; a script plays alice in the browser.
+echo
+echo "=== starting the server in required mode (OAuth)"
+oauth_data="$work/data-oauth"
+mkdir -p "$oauth_data"
+node -e 'console.log(require("crypto").randomBytes(18).toString("base64url"))' >"$work/password"
+if ! LEDGER_DATA="$oauth_data" "$work/mcp" people add alice --password-stdin <"$work/password" 2>"$last/people.log" ||
+  ! start_server "$oauth_data" "$last/server-oauth.log" LEDGER_AUTH=required; then
+  failed=$((failed + 1))
+  summary+=("  FAIL  the server in required mode did not start (logs: $last/people.log, $last/server-oauth.log)")
+else
+  echo "ticket-ledger (required) at $url"
+  step "OAuth: @modelcontextprotocol/sdk client (register, approve, exchange, call, refresh, revoke)" \
+    env MCP_URL="$url" LEDGER_PERSON=alice LEDGER_PASSWORD="$(cat "$work/password")" \
+    node --test --test-reporter=spec interop/oauth.test.mjs
+  step "conformance suite: authorization server" \
+    env PATH="$node22:$PATH" node conformance/authorization.mjs --issuer "${url%/mcp}" --handle alice \
+    --password-file "$work/password" --out "$last/conformance-authorization"
+  if ! kill -0 "$server_pid" 2>/dev/null; then
+    failed=$((failed + 1))
+    summary+=("  FAIL  the server in required mode exited during the run (log: $last/server-oauth.log)")
+  fi
+  stop_server
+fi
 
 echo
 echo "=== interop summary ($((SECONDS - t_start))s; server log and conformance results in $last)"
