@@ -464,3 +464,29 @@ func TestRevocationEndpoint(t *testing.T) {
 		wantOAuthError(t, "the refresh token of a grant revoked by its access token", e.refresh(other), http.StatusBadRequest, "invalid_grant")
 	})
 }
+
+// A request shaped as claude.ai sends it (as reported: it registers asking
+// for client_secret_post, asks scope " offline_access" and prompt=consent):
+// it goes through, and the scope it asked is recorded and echoed.
+func TestClaudeShapedRequest(t *testing.T) {
+	e := newEnv(t, "sqlite", oauth.FetchConfig{})
+	redirect := "https://claude.ai/api/mcp/auth_callback"
+	r := e.postJSON(oauth.PathRegister, map[string]any{"redirect_uris": []string{redirect}, "token_endpoint_auth_method": "client_secret_post",
+		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "client_name": "Claude"})
+	wantStatus(t, "register", r, http.StatusCreated)
+	clientID := r.json(t)["client_id"].(string)
+	p := newPKCE()
+	q := authRequest(clientID, redirect, p, "claude-state", e.url+"/mcp")
+	q.Set("scope", " offline_access")
+	q.Set("prompt", "consent")
+	code := e.signedIn("alice").approve(q, "claude").Query().Get("code")
+	tr := e.postForm(oauth.PathToken, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
+		"client_id": {clientID}, "code_verifier": {p.verifier}, "resource": {e.url + "/mcp"}}, nil)
+	wantStatus(t, "exchange", tr, http.StatusOK)
+	if got := tr.json(t)["scope"]; got != "offline_access" {
+		t.Fatalf("scope %v, want offline_access echoed", got)
+	}
+	if tr.json(t)["refresh_token"] == nil {
+		t.Fatal("no refresh token")
+	}
+}
