@@ -33,7 +33,7 @@ vet:
 # (internal/sfn) starts its own moto with the Step Functions interpreter
 # (scripts/moto-stepfunctions.py); here it must run.
 go-test:
-	LEDGER_TEST_REQUIRE_MOTO=1 LEDGER_REQUIRE_BROWSER=1 LEDGER_REQUIRE_SFN_TESTS=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 ./internal/mcpserver'
+	LEDGER_TEST_REQUIRE_MOTO=1 LEDGER_REQUIRE_BROWSER=1 LEDGER_REQUIRE_SFN_TESTS=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 -timeout 30m ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m ./internal/mcpserver'
 
 # The server against the official MCP tooling: the TypeScript SDK clients (both
 # revisions), the MCP Inspector CLI and the conformance suite for 2025-11-25

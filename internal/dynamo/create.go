@@ -27,10 +27,10 @@ const (
 // one request. The transaction's condition on the counter catches a stale
 // cache; the failed condition returns the workspace item (ALL_OLD), and the
 // create is built again with the right number.
-// counterRaceBudget bounds how long one create keeps retrying after losing
-// the workspace counter to other instances' creates; well inside Lambda's
-// 29 s timeout.
-const counterRaceBudget = 20 * time.Second
+// DefaultCounterRaceBudget bounds how long one create keeps retrying after
+// losing the workspace counter to other instances' creates; well inside
+// API Gateway's 29 s limit (Config.CounterRaceBudget changes it).
+const DefaultCounterRaceBudget = 20 * time.Second
 
 func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
@@ -53,8 +53,8 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 	// progress, so such losses do not count against maxAttempts (with five
 	// instances each working through a queue of creates, one call can lose
 	// dozens of times in a row while every other call succeeds). Only
-	// counterRaceBudget bounds how long one call keeps losing.
-	giveUp := time.Now().Add(counterRaceBudget)
+	// s.raceFor bounds how long one call keeps losing.
+	giveUp := time.Now().Add(s.raceFor)
 	stalled := 0
 	for attempt := 0; stalled < maxAttempts; attempt++ {
 		number := s.cache.next(tx.Workspace)
@@ -101,7 +101,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 				continue // one stale counter (another instance created): retry at once
 			}
 			if time.Now().After(giveUp) {
-				return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s lost the race for the ticket counter for %s; nothing was written by this call", tx.Workspace, counterRaceBudget)
+				return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s lost the race for the ticket counter for %s; nothing was written by this call", tx.Workspace, s.raceFor)
 			}
 			// Lost again: back off with jitter, so instances racing for
 			// one counter do not collide again in step.

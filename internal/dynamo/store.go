@@ -41,6 +41,12 @@ type Config struct {
 	// Now is the clock of the policy cache (nil: time.Now); tests move it.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// CounterRaceBudget bounds how long one create keeps retrying after
+	// losing the workspace counter to other instances (0: the default,
+	// DefaultCounterRaceBudget). Tests that race many instances on one
+	// shared emulator lengthen it: there the emulator, not the protocol,
+	// is slow.
+	CounterRaceBudget time.Duration
 }
 
 // Store is board.Store on DynamoDB. It is safe for concurrent use.
@@ -52,6 +58,7 @@ type Store struct {
 	cache     *workspaceCache
 	locks     keyLocks
 	serialize bool
+	raceFor   time.Duration
 }
 
 var _ board.Store = (*Store)(nil)
@@ -87,7 +94,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		cfg.Now = time.Now
 	}
 	s := &Store{db: cfg.Client, table: cfg.Table, policyTTL: cfg.PolicyTTL, log: cfg.Logger,
-		cache: newWorkspaceCache(cfg.Now), serialize: cfg.SerializeWrites}
+		cache: newWorkspaceCache(cfg.Now), serialize: cfg.SerializeWrites, raceFor: cfg.CounterRaceBudget}
+	if s.raceFor <= 0 {
+		s.raceFor = DefaultCounterRaceBudget
+	}
 	if err := s.seed(ctx, cfg.Seed); err != nil {
 		return nil, err
 	}

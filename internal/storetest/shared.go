@@ -55,7 +55,7 @@ func services(t *testing.T, open Instances, n int) []*board.Service {
 	t.Helper()
 	out := make([]*board.Service, n)
 	for i := range out {
-		svc, err := board.NewService(board.Config{Store: open(t), BaseURL: "https://board.test"})
+		svc, err := board.NewService(board.Config{Store: open(t), BaseURL: "https://board.test", Logger: testLogger(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
