@@ -30,8 +30,8 @@ type ledgerCall struct {
 }
 
 // recordWorkspace names the workspace a record's content belongs to: a
-// create's workspace argument, or the workspace of the ticket an update,
-// move or note names.
+// create's workspace argument, the workspace of the ticket an update, move
+// or note names, or that of the task a cancellation names.
 func recordWorkspace(rec ledger.Record) (string, bool) {
 	var args struct {
 		Workspace string `json:"workspace"`
@@ -45,6 +45,14 @@ func recordWorkspace(rec ledger.Record) (string, bool) {
 	}
 	if slug, _, err := ParseTicketID(args.ID); err == nil {
 		return slug, true
+	}
+	// A cancellation names a task; its result (the claim's too) holds the
+	// task with its workspace.
+	if rec.Tool == ToolCancelTask {
+		var res CancelTaskResult
+		if json.Unmarshal(rec.Result, &res) == nil && res.Task.Workspace != "" {
+			return res.Task.Workspace, true
+		}
 	}
 	return "", false
 }
@@ -97,6 +105,12 @@ func (s *Service) judge(ctx context.Context, existing ledger.Record, c ledgerCal
 	if hidden {
 		return nil, asIfAbsent(c, existing)
 	}
+	return s.verdict(existing, c)
+}
+
+// verdict answers a write whose record's workspace the caller may see: the
+// stored result for a replay, else why the call cannot run.
+func (s *Service) verdict(existing ledger.Record, c ledgerCall) ([]byte, error) {
 	switch ledger.Judge(existing, c.tool, c.fingerprint, s.now()) {
 	case ledger.Replay:
 		return existing.Result, nil

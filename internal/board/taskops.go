@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // TaskIDInput names a task.
@@ -124,3 +125,7 @@ func (s *Service) UnfinishedTasks(ctx context.Context) ([]Task, error) {
 	}
 	return tasks, nil
 }
+
+// TaskPollInterval is how often tasks suggest to poll them (REST says it in
+// Retry-After).
+func (s *Service) TaskPollInterval() time.Duration { return s.pollInterval }

@@ -35,6 +35,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
 )
 
 // The REST tests run the API as the composition root wires it (service,
@@ -223,6 +224,10 @@ type env struct {
 	url      string
 	logs     *syncBuffer // everything the server logged
 	oapi     *openAPI
+	opts     envOptions
+	// runners are the local task runners of the instances (with
+	// envOptions.runner), in the order they were started.
+	runners []*tasks.Local
 
 	// tokens by name: alice (admin, herself), claude (ai:claude for
 	// alice), bob (member, himself), botbob (ai:claude for bob).
@@ -232,6 +237,11 @@ type env struct {
 type envOptions struct {
 	mode auth.Mode
 	wrap func(board.Store) board.Store // e.g. a store that fails on purpose
+	// runner: imports larger than inlineRows (0: the default) go to the
+	// local task runner, as under make run; without it every import runs
+	// to its end inside the request.
+	runner     bool
+	inlineRows int
 }
 
 func newEnv(t *testing.T, backendName string, opts ...envOptions) *env {
@@ -243,7 +253,7 @@ func newEnv(t *testing.T, backendName string, opts ...envOptions) *env {
 	if o.mode == "" {
 		o.mode = auth.ModeRequired
 	}
-	e := &env{t: t, b: openBackend(t, backendName), clock: &clock{now: time.Now().UTC()}, logs: &syncBuffer{}, tokens: map[string]string{}}
+	e := &env{t: t, b: openBackend(t, backendName), clock: &clock{now: time.Now().UTC()}, logs: &syncBuffer{}, tokens: map[string]string{}, opts: o}
 	store := e.b.store
 	if o.wrap != nil {
 		store = o.wrap(store)
@@ -278,9 +288,16 @@ func newEnv(t *testing.T, backendName string, opts ...envOptions) *env {
 func (e *env) serve(store board.Store, mode auth.Mode) string {
 	e.t.Helper()
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test", Now: e.clock.Now, Logger: log})
+	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test", Now: e.clock.Now, Logger: log,
+		InlineImportRows: e.opts.inlineRows})
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	if e.opts.runner {
+		runner := tasks.NewLocal(svc, log)
+		svc.SetRunner(runner)
+		e.runners = append(e.runners, runner)
+		e.t.Cleanup(runner.Close)
 	}
 	if e.svc == nil {
 		e.svc = svc

@@ -72,7 +72,8 @@ func openAPIDocument() obj {
 			"schemas": obj{"Problem": schemaJSON(apischema.For[Problem]())},
 			"headers": obj{
 				"ETag":                obj{"description": "The ticket's version as a strong entity-tag, for If-Match.", "schema": obj{"type": "string"}},
-				"Location":            obj{"description": "Where the new resource is read.", "schema": obj{"type": "string"}},
+				"Location":            obj{"description": "Where the new resource is read (an import: its task).", "schema": obj{"type": "string"}},
+				"Retry-After":         obj{"description": "While the task is working: seconds to wait before looking at it again (GET /tasks/{id}).", "schema": obj{"type": "string", "pattern": "^[0-9]+$"}},
 				"Idempotent-Replayed": obj{"description": "true when this answer is the stored answer of an earlier request with the same Idempotency-Key.", "schema": obj{"type": "string", "enum": []any{"true"}}},
 				"Link":                obj{"description": "The next page (rel=\"next\"), when there is one.", "schema": obj{"type": "string"}},
 			},
@@ -110,7 +111,7 @@ func operation(rt route) obj {
 	for _, h := range []struct {
 		on   bool
 		name string
-	}{{info.etag, "ETag"}, {info.location, "Location"}, {info.link, "Link"}} {
+	}{{info.etag, "ETag"}, {info.location, "Location"}, {info.link, "Link"}, {info.retryAfter, "Retry-After"}} {
 		if h.on {
 			headers[h.name] = obj{"$ref": "#/components/headers/" + h.name}
 		}
@@ -123,6 +124,9 @@ func operation(rt route) obj {
 	problems := append(slices.Clone(readProblems), info.problems...)
 	if info.write {
 		problems = append(problems, writeProblems...)
+	}
+	if info.body {
+		problems = append(problems, bodyProblems...)
 	}
 	for _, status := range problems {
 		responses[strconv.Itoa(status)] = obj{"description": http.StatusText(status),

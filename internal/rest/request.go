@@ -23,6 +23,13 @@ import (
 // inside.
 const MaxBodyBytes = 1 << 20
 
+// MaxImportBodyBytes bounds the body of an import: room for the most rows
+// one import takes (board.MaxImportRows) with a title and about 300
+// characters of description each, and well inside what API Gateway hands
+// a Lambda function (6 MB for the whole event, the body escaped in it).
+// Larger imports are split, each part with its own Idempotency-Key.
+const MaxImportBodyBytes = 4 << 20
+
 // badRequest is a refusal the adapter found before any use case ran.
 type badRequest struct {
 	status int
@@ -67,17 +74,20 @@ func idempotencyKey(r *http.Request) (string, error) {
 	return key, nil
 }
 
-// readBody reads a JSON object body: a JSON media type, at most
-// MaxBodyBytes, valid UTF-8, one object and nothing after it.
-func readBody(w http.ResponseWriter, r *http.Request, types []string) (map[string]json.RawMessage, error) {
+// readBody reads a JSON object body: a JSON media type, at most max bytes,
+// valid UTF-8, one object and nothing after it.
+func readBody(w http.ResponseWriter, r *http.Request, types []string, max int64) (map[string]json.RawMessage, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || !slices.Contains(types, mt) {
 		return nil, refuse(http.StatusUnsupportedMediaType, "the body must be JSON: send Content-Type: %s; nothing was written", strings.Join(types, " or "))
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; nothing was written", MaxBodyBytes)
+		if max == MaxImportBodyBytes {
+			return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes (4 MiB), the most one import may send; nothing was imported: split the rows into several imports, each with its own Idempotency-Key", max)
+		}
+		return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; nothing was written", max)
 	}
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "the body could not be read: %v; nothing was written", err)

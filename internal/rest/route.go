@@ -32,8 +32,10 @@ type specInfo struct {
 	write                    bool              // Idempotency-Key required; its value is request_id
 	ifMatch                  bool              // If-Match taken as the ticket version
 	etag, location, link     bool              // response headers set
+	retryAfter               bool              // Retry-After while the answer's task is working
 	problems                 []int             // the route's own error statuses
 	mediaTypes               []string          // body media types (default application/json)
+	maxBody                  int64             // the body's bound (default MaxBodyBytes)
 }
 
 // routeSchemas are a route's schemas: the whole input (path parameters'
@@ -73,12 +75,15 @@ func op[In, Out any](method, pattern string, info specInfo, use func(*board.Serv
 	if len(info.mediaTypes) == 0 {
 		info.mediaTypes = []string{"application/json"}
 	}
+	if info.maxBody == 0 {
+		info.maxBody = MaxBodyBytes
+	}
 	serve := func(s *Server, w http.ResponseWriter, r *http.Request) {
 		args := map[string]json.RawMessage{}
 		var err error
 		switch {
 		case info.body:
-			args, err = readBody(w, r, info.mediaTypes)
+			args, err = readBody(w, r, info.mediaTypes, info.maxBody)
 		case info.query:
 			args, err = queryArgs(r, schemas().part)
 		}
@@ -131,6 +136,9 @@ func op[In, Out any](method, pattern string, info specInfo, use func(*board.Serv
 		}
 		if headers != nil {
 			headers(r, w.Header(), out)
+		}
+		if info.retryAfter {
+			setRetryAfter(s, w.Header(), out)
 		}
 		if rp, ok := any(out).(interface{ WasReplayed() bool }); ok && rp.WasReplayed() {
 			w.Header().Set("Idempotent-Replayed", "true")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
@@ -11,7 +13,8 @@ import (
 // Statuses every authenticated route can answer besides its own.
 var (
 	readProblems  = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusInternalServerError, http.StatusServiceUnavailable}
-	writeProblems = []int{http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity}
+	writeProblems = []int{http.StatusConflict, http.StatusUnprocessableEntity}               // routes with an Idempotency-Key
+	bodyProblems  = []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType} // routes with a body
 )
 
 // routes is the API, in the order of its documentation.
@@ -67,6 +70,20 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.CreateTicketInput) (board.TicketResult, error) {
 				return s.CreateTicket
 			}, ticketHeaders),
+		op("POST", "/workspaces/{slug}/imports", specInfo{id: "importTickets", status: 202, path: map[string]string{"slug": "workspace"}, body: true, write: true,
+			location: true, retryAfter: true, maxBody: MaxImportBodyBytes, problems: []int{http.StatusForbidden, http.StatusNotFound},
+			summary: "Import tickets as a task",
+			description: "Creates 1-10000 tickets in the workspace, in row order, each row the fields of a new ticket, as one durable task (as import_tickets). " +
+				"Exactly once per Idempotency-Key, and each row exactly once however the import is retried, resumed or re-run. " +
+				"The answer is always 202 with the task (task_id, status, status_message, progress) and Location: /api/v1/tasks/{task_id}. " +
+				"A small import (up to 100 rows) finishes within the request and answers status completed; a larger one answers working and continues in the background: " +
+				"follow Location (GET, every Retry-After seconds) until the status is completed, failed or cancelled. " +
+				"A retry with the same key answers the same task as it stands then (replayed: true), never a second import. " +
+				"A bad row refuses the whole import (400, naming the row), and nothing is imported. " +
+				"The body is at most 4 MiB (10000 rows of a title and about 300 characters of description); split larger imports, each part with its own key."},
+			func(s *board.Service) func(context.Context, board.ImportTicketsInput) (board.ImportResult, error) {
+				return s.ImportTickets
+			}, func(_ *http.Request, h http.Header, out board.ImportResult) { h.Set("Location", taskPath(out.TaskID)) }),
 		op("GET", "/tickets/{id}", specInfo{id: "getTicket", status: 200, path: map[string]string{"id": "id"}, etag: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "Get a ticket",
@@ -110,9 +127,28 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.AddNoteInput) (board.NoteResult, error) {
 				return s.AddNote
 			}, nil),
+		op("GET", "/tasks/{id}", specInfo{id: "getTask", status: 200, path: map[string]string{"id": "task_id"}, retryAfter: true,
+			problems: []int{http.StatusNotFound},
+			summary:  "Follow a task",
+			description: "A task by its id (as get_task): status (working, completed, failed or cancelled), status_message, progress (rows done of total), " +
+				"the tickets imported, and once it ended its result (the import's final answer) or error. While it is working, Retry-After says in seconds when to look again. " +
+				"Only the caller whose request started the task sees it: another caller's task, an expired one and one of a workspace hidden from the caller are 404, as an id that never existed."},
+			func(s *board.Service) func(context.Context, board.TaskIDInput) (board.TaskView, error) {
+				return s.GetTask
+			}, nil),
+		op("POST", "/tasks/{id}/cancel", specInfo{id: "cancelTask", status: 200, path: map[string]string{"id": "task_id"}, write: true,
+			problems: []int{http.StatusNotFound},
+			summary:  "Cancel a task",
+			description: "Marks a working task cancelled at once (as cancel_task); it stops between chunks, the tickets it imported stay, and its status_message says how many. " +
+				"Cancelling a task that already ended changes nothing and answers how it ended. No body. " +
+				"The Idempotency-Key is recorded like every write's: a retry with the same key answers the first answer again (Idempotent-Replayed: true; the task as the cancellation left it, which no longer changes), " +
+				"the same key for another task is 422, and GET /requests/{key} finds it."},
+			func(s *board.Service) func(context.Context, board.CancelTaskOnceInput) (board.CancelTaskResult, error) {
+				return s.CancelTaskOnce
+			}, nil),
 		op("GET", "/requests/{key}", specInfo{id: "findRequest", status: 200, path: map[string]string{"key": "request_id"},
 			summary:     "What became of an earlier write",
-			description: "By its Idempotency-Key, or the request_id an MCP call or a web form used (one namespace per caller; as find_request): done (with the stored result), running, abandoned, or unknown."},
+			description: "By its Idempotency-Key, or the request_id an MCP call or a web form used (one namespace per caller; as find_request): done (with the stored result), running, abandoned, or unknown. For an import it includes the task, with its current status and progress."},
 			func(s *board.Service) func(context.Context, board.FindRequestInput) (board.RequestLookup, error) {
 				return s.FindRequest
 			}, nil),
@@ -125,4 +161,29 @@ func ticketHeaders(r *http.Request, h http.Header, out board.TicketResult) {
 	if r.Method == http.MethodPost {
 		h.Set("Location", "/api/v1/tickets/"+out.Ticket.ID)
 	}
+}
+
+// taskPath is where a task is followed.
+func taskPath(id string) string { return Prefix + "/tasks/" + id }
+
+// setRetryAfter says when to look at a working task again: its poll
+// interval, in whole seconds (at least 1). An ended task needs no more
+// looking.
+func setRetryAfter(s *Server, h http.Header, out any) {
+	var every time.Duration
+	switch v := out.(type) {
+	case board.ImportResult:
+		if v.Status.Terminal() {
+			return
+		}
+		every = s.svc.TaskPollInterval()
+	case board.TaskView:
+		if v.Status.Terminal() {
+			return
+		}
+		every = time.Duration(v.PollIntervalMs) * time.Millisecond
+	default:
+		return
+	}
+	h.Set("Retry-After", strconv.Itoa(max(1, int((every+time.Second-1)/time.Second))))
 }
