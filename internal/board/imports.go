@@ -183,7 +183,13 @@ func (s *Service) answerExisting(ctx context.Context, existing ledger.Record, lc
 	if err := json.Unmarshal(existing.Result, &placeholder); err != nil || placeholder.TaskID == "" {
 		return ImportResult{}, true, Errorf(CodeInternal, "request_id %q has a running record without its task; call find_request later", existing.Key.RequestID)
 	}
-	task, err := s.store.GetTask(ctx, placeholder.TaskID, s.now())
+	var task Task
+	var err error
+	if verdict == ledger.Abandoned {
+		task, err = s.store.GetTask(ctx, placeholder.TaskID, s.now())
+	} else {
+		task, err = s.awaitStartedTask(ctx, placeholder.TaskID)
+	}
 	switch {
 	case errors.Is(err, ErrNotFound) && verdict == ledger.Abandoned:
 		return ImportResult{}, false, nil

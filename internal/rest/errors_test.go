@@ -23,10 +23,12 @@ var writeRoutes = []call{
 	{method: "PATCH", path: "/api/v1/tickets/inbox-1", body: map[string]any{"title": "T"}},
 	{method: "POST", path: "/api/v1/tickets/inbox-1/move", body: map[string]any{"status": "doing"}},
 	{method: "POST", path: "/api/v1/tickets/inbox-1/notes", body: map[string]any{"body": "n"}},
+	{method: "POST", path: "/api/v1/workspaces/inbox/imports", body: map[string]any{"tickets": []map[string]any{{"title": "T"}}}},
+	{method: "POST", path: "/api/v1/tasks/" + absentTask + "/cancel"},
 }
 
 var readRoutes = []string{"/api/v1/workspaces", "/api/v1/workspaces/inbox", "/api/v1/workspaces/inbox/tickets",
-	"/api/v1/tickets/inbox-1", "/api/v1/requests/k"}
+	"/api/v1/tickets/inbox-1", "/api/v1/requests/k", "/api/v1/tasks/" + absentTask}
 
 // 401 on every route without a credential or with a bad one, with a Bearer
 // challenge; the document needs none.

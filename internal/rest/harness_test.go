@@ -242,6 +242,9 @@ type envOptions struct {
 	// to its end inside the request.
 	runner     bool
 	inlineRows int
+	// pollInterval is what tasks suggest as polling interval (0: the
+	// default); tests that follow a task poll at it.
+	pollInterval time.Duration
 }
 
 func newEnv(t *testing.T, backendName string, opts ...envOptions) *env {
@@ -289,7 +292,7 @@ func (e *env) serve(store board.Store, mode auth.Mode) string {
 	e.t.Helper()
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test", Now: e.clock.Now, Logger: log,
-		InlineImportRows: e.opts.inlineRows})
+		InlineImportRows: e.opts.inlineRows, TaskPollInterval: e.opts.pollInterval})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -133,6 +133,17 @@ func TestSameTextAsMCP(t *testing.T) {
 			call{method: "PATCH", path: "/api/v1/tickets/inbox-1", key: "x-2", body: map[string]any{"status": "done"}}},
 		{"move_ticket", map[string]any{"request_id": "x-3", "id": "inbox-1", "status": "doing", "reason": strings.Repeat("r", 1001)},
 			call{method: "POST", path: "/api/v1/tickets/inbox-1/move", key: "x-3", body: map[string]any{"status": "doing", "reason": strings.Repeat("r", 1001)}}},
+		// The task routes.
+		{"import_tickets", map[string]any{"request_id": "x-4", "workspace": "reference", "tickets": []map[string]any{{"title": "no"}}},
+			call{method: "POST", path: "/api/v1/workspaces/reference/imports", key: "x-4", body: map[string]any{"tickets": []map[string]any{{"title": "no"}}}}},
+		{"import_tickets", map[string]any{"request_id": "x-5", "workspace": "inbox", "tickets": []map[string]any{{"title": "ok"}, {"title": "a\nb"}}},
+			call{method: "POST", path: "/api/v1/workspaces/inbox/imports", key: "x-5", body: map[string]any{"tickets": []map[string]any{{"title": "ok"}, {"title": "a\nb"}}}}},
+		{"import_tickets", map[string]any{"request_id": "x-6", "workspace": "private", "tickets": []map[string]any{{"title": "no"}}},
+			call{method: "POST", path: "/api/v1/workspaces/private/imports", key: "x-6", body: map[string]any{"tickets": []map[string]any{{"title": "no"}}}}},
+		{"import_tickets", map[string]any{"request_id": "same-1", "workspace": "inbox", "tickets": []map[string]any{{"title": "first"}}},
+			call{method: "POST", path: "/api/v1/workspaces/inbox/imports", key: "same-1", body: map[string]any{"tickets": []map[string]any{{"title": "first"}}}}},
+		{"get_task", map[string]any{"task_id": absentTask}, call{method: "GET", path: "/api/v1/tasks/" + absentTask}},
+		{"cancel_task", map[string]any{"task_id": absentTask}, call{method: "POST", path: "/api/v1/tasks/" + absentTask + "/cancel", key: "x-7"}},
 	} {
 		_, text := tool(t, cs, c.tool, c.args)
 		c.rest.token = claude
