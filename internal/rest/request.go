@@ -74,20 +74,20 @@ func idempotencyKey(r *http.Request) (string, error) {
 	return key, nil
 }
 
-// readBody reads a JSON object body: a JSON media type, at most max bytes,
+// readBody reads a JSON object body: a JSON media type, at most limit bytes,
 // valid UTF-8, one object and nothing after it.
-func readBody(w http.ResponseWriter, r *http.Request, types []string, max int64) (map[string]json.RawMessage, error) {
+func readBody(w http.ResponseWriter, r *http.Request, types []string, limit int64) (map[string]json.RawMessage, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || !slices.Contains(types, mt) {
 		return nil, refuse(http.StatusUnsupportedMediaType, "the body must be JSON: send Content-Type: %s; nothing was written", strings.Join(types, " or "))
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		if max == MaxImportBodyBytes {
-			return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes (4 MiB), the most one import may send; nothing was imported: split the rows into several imports, each with its own Idempotency-Key", max)
+		if limit == MaxImportBodyBytes {
+			return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes (4 MiB), the most one import may send; nothing was imported: split the rows into several imports, each with its own Idempotency-Key", limit)
 		}
-		return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; nothing was written", max)
+		return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; nothing was written", limit)
 	}
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "the body could not be read: %v; nothing was written", err)
