@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -124,10 +125,31 @@ type Result struct {
 	Calls    int
 	Elapsed  time.Duration
 	P50, P99 time.Duration
+	// CPU is the processor time this process spent during the run (user
+	// and system, server and clients together): unlike throughput, it
+	// hardly moves when other work shares the machine.
+	CPU time.Duration
 }
 
 // Throughput is calls per second.
 func (r Result) Throughput() float64 { return float64(r.Calls) / r.Elapsed.Seconds() }
+
+// CPUPerCall is the processor time one call cost, server and client.
+func (r Result) CPUPerCall() time.Duration {
+	if r.Calls == 0 {
+		return 0
+	}
+	return r.CPU / time.Duration(r.Calls)
+}
+
+// processCPU is the processor time this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // Client is a pool of concurrent callers: MCP sessions, or direct callers
 // of the service.
@@ -224,6 +246,7 @@ func (c *Client) run(ctx context.Context, more func() bool) (Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	cpu0 := processCPU()
 	start := time.Now()
 	for i := range c.callers {
 		call := c.callDirect
@@ -245,12 +268,13 @@ func (c *Client) run(ctx context.Context, more func() bool) (Result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	if err := errors.Join(errs...); err != nil {
 		return Result{}, err
 	}
 	all := slices.Concat(lat...)
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	r := Result{Target: c.name, Clients: c.callers, Calls: len(all), Elapsed: elapsed}
+	r := Result{Target: c.name, Clients: c.callers, Calls: len(all), Elapsed: elapsed, CPU: cpu}
 	if len(all) > 0 {
 		r.P50, r.P99 = percentile(all, 50), percentile(all, 99)
 	}

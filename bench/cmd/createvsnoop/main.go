@@ -9,7 +9,7 @@
 // -synchronous overrides PRAGMA synchronous on the store's connections for
 // comparison (the store itself uses FULL); -direct adds a row that calls
 // the service in process (no HTTP, no MCP), the store's own ceiling; -only
-// create with -cpuprofile, -mutexprofile or -blockprofile profiles the create
+// create with -cpuprofile, -memprofile, -mutexprofile or -blockprofile profiles the create
 // runs alone.
 package main
 
@@ -48,6 +48,7 @@ func run() error {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run")
 	mutexProfile := flag.String("mutexprofile", "", "write a mutex contention profile")
 	blockProfile := flag.String("blockprofile", "", "write a blocking profile")
+	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation of the run, sampled)")
 	flag.Parse()
 
 	var clients []int
@@ -124,7 +125,8 @@ func run() error {
 	fmt.Printf("stateless + JSON responses; median of %d rounds of %v; GOMAXPROCS=%d; synchronous=%s\n\n",
 		*rounds, *duration, runtime.GOMAXPROCS(0), syncNote)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "clients\tserver\tcalls/s\tp50\tp99\trounds (calls/s)\t")
+	fmt.Printf("load average at the start: %s\n\n", loadAverage())
+	fmt.Fprintln(tw, "clients\tserver\tcalls/s\tp50\tp99\tCPU/call\trounds (calls/s)\t")
 	for _, n := range clients {
 		results := map[string][]bench.Result{}
 		conns := map[string]*bench.Client{}
@@ -160,11 +162,12 @@ func run() error {
 			med[k] = median(rs, func(r bench.Result) float64 { return r.Throughput() })
 			p50 := time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.P50) }))
 			p99 := time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.P99) }))
+			cpu := time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.CPUPerCall()) }))
 			var each []string
 			for _, r := range rs {
 				each = append(each, fmt.Sprintf("%.0f", r.Throughput()))
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%v\t%v\t%s\t\n", n, k, med[k], round(p50), round(p99), strings.Join(each, " "))
+			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%v\t%v\t%v\t%s\t\n", n, k, med[k], round(p50), round(p99), cpu.Round(time.Microsecond), strings.Join(each, " "))
 		}
 		if slices.Contains(kinds, "noop") && slices.Contains(kinds, "create") {
 			// Each round's ratio compares runs made back to back, so it
@@ -182,18 +185,20 @@ func run() error {
 			if len(ratios)%2 == 0 {
 				perRound = (ratios[len(ratios)/2-1] + perRound) / 2
 			}
-			verdict := "target met (>= 0.50)"
-			if perRound < 0.5 {
-				verdict = "target missed (< 0.50)"
+			want := target(n)
+			verdict := fmt.Sprintf("target met (>= %.2f)", want)
+			if perRound < want {
+				verdict = fmt.Sprintf("target missed (< %.2f)", want)
 			}
-			fmt.Fprintf(tw, "%d\tcreate/noop\t%.3f\t\t\t%s\t\n", n, med["create"]/med["noop"], strings.Join(each, " "))
-			fmt.Fprintf(tw, "\t\t\t\t\tmedian round ratio %.3f: %s\t\n", perRound, verdict)
+			fmt.Fprintf(tw, "%d\tcreate/noop\t%.3f\t\t\t\t%s\t\n", n, med["create"]/med["noop"], strings.Join(each, " "))
+			fmt.Fprintf(tw, "\t\t\t\t\t\tmedian round ratio %.3f: %s\t\n", perRound, verdict)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for name, path := range map[string]string{"mutex": *mutexProfile, "block": *blockProfile} {
+	fmt.Printf("\nload average at the end: %s\n", loadAverage())
+	for name, path := range map[string]string{"mutex": *mutexProfile, "block": *blockProfile, "allocs": *memProfile} {
 		if path == "" {
 			continue
 		}
@@ -210,6 +215,31 @@ func run() error {
 		}
 	}
 	return nil
+}
+
+// target is the least create/no-op throughput ratio wanted at n clients
+// (issue 9): 0.7 for one client, whose every call waits for its own disk
+// sync, and 0.8 from 32 clients on, where group commit shares the sync and
+// the CPU of the MCP/JSON path is the limit.
+func target(n int) float64 {
+	if n >= 32 {
+		return 0.8
+	}
+	return 0.7
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages (Linux),
+// printed with the figures: the machine is shared.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func median(rs []bench.Result, f func(bench.Result) float64) float64 {
