@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	modernc "modernc.org/sqlite"
 )
 
 // Store implements board.Store. Writes go through one connection, so SQLite's
@@ -65,17 +65,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := registerFunctions(); err != nil {
 		return nil, err
 	}
-	dsn := "file:" + path + "?" + q.Encode()
-	write, err := sql.Open("sqlite", dsn)
+	connector, err := modernc.NewConnector("file:" + path + "?" + q.Encode())
 	if err != nil {
 		return nil, err
 	}
+	// Each connection keeps its statements prepared (stmtcache.go).
+	write := sql.OpenDB(cachingConnector{connector})
 	write.SetMaxOpenConns(1)
-	read, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		write.Close()
-		return nil, err
-	}
+	read := sql.OpenDB(cachingConnector{connector})
 	read.SetMaxOpenConns(8)
 	s := &Store{write: write, read: read, jobs: make(chan job), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
