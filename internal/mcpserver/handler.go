@@ -70,26 +70,27 @@ func plainErrorsAsJSONRPC(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var call struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		_ = json.Unmarshal(body, &call)
-		id := call.ID
-		if !validID(id) {
-			id = nil
-		}
+		body := bodyBytes(r)
 		cw := &catchPlain{ResponseWriter: w}
 		next.ServeHTTP(cw, r)
 		if !cw.caught {
 			return
 		}
+		// Only now, in the rare case of a refusal, is the message read
+		// for its id and method (checkJSONRPC found it well formed).
+		var id json.RawMessage
+		var method string
+		if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '{' {
+			m := topLevel(b)
+			if validID(m.id) {
+				id = m.id
+			}
+			_ = json.Unmarshal(m.method, &method)
+		}
 		text := strings.TrimSpace(cw.body.String())
 		legacy := r.Header.Get("Mcp-Protocol-Version") < "2026-07-28"
-		if legacy && id != nil && call.Method != "" && strings.HasPrefix(text, "JSON RPC not handled") {
-			writeRPCErrorID(w, http.StatusOK, id, -32601, fmt.Sprintf("method not found: %q is not a method this server serves", call.Method))
+		if legacy && id != nil && method != "" && strings.HasPrefix(text, "JSON RPC not handled") {
+			writeRPCErrorID(w, http.StatusOK, id, -32601, fmt.Sprintf("method not found: %q is not a method this server serves", method))
 			return
 		}
 		writeRPCErrorID(w, cw.status, id, codeInvalidRequest, "invalid request: "+text)
@@ -177,10 +178,30 @@ func requireUTF8(next http.Handler) http.Handler {
 			writeRPCError(w, http.StatusBadRequest, -32700, "request body is not valid UTF-8; send text encoded as UTF-8. Nothing was written")
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = &bufferedBody{Reader: bytes.NewReader(body), data: body}
 		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bufferedBody is a request body read once, by requireUTF8: the checks
+// after it read its bytes in place (bodyBytes) instead of each reading and
+// copying the body again.
+type bufferedBody struct {
+	*bytes.Reader
+	data []byte
+}
+
+func (*bufferedBody) Close() error { return nil }
+
+// bodyBytes is the whole body of r, which stays readable from its start.
+func bodyBytes(r *http.Request) []byte {
+	if b, ok := r.Body.(*bufferedBody); ok {
+		return b.data
+	}
+	data, _ := io.ReadAll(r.Body)
+	r.Body = &bufferedBody{Reader: bytes.NewReader(data), data: data}
+	return data
 }
 
 // Deny answers a request refused before MCP sees it (no or a bad

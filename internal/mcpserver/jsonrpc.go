@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -34,9 +34,7 @@ func checkJSONRPC(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if code, id, msg := malformed(body); code != 0 {
+		if code, id, msg := malformed(bodyBytes(r)); code != 0 {
 			writeRPCErrorID(w, http.StatusBadRequest, id, code, msg+"; nothing was done. Send one JSON-RPC 2.0 request object per POST")
 			return
 		}
@@ -46,7 +44,9 @@ func checkJSONRPC(next http.Handler) http.Handler {
 
 // malformed classifies a body: code 0 when it is one JSON-RPC message the
 // SDK may take; otherwise the error's code, the request id when one could
-// be read (else JSON null), and the reason.
+// be read (else JSON null), and the reason. It runs on every POST, so it
+// reads the body in place: it checks the JSON, then walks the top level
+// of the object for the few members it judges, without decoding the rest.
 func malformed(body []byte) (code int, id json.RawMessage, msg string) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
@@ -70,37 +70,126 @@ func malformed(body []byte) (code int, id json.RawMessage, msg string) {
 	default:
 		return codeInvalidRequest, nil, "invalid request: a JSON-RPC message is an object"
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return codeInvalidRequest, nil, "invalid request: " + err.Error()
+	m := topLevel(trimmed)
+	if m.id != nil && validID(m.id) {
+		id = m.id
 	}
-	rawID, hasID := m["id"]
-	if hasID && validID(rawID) {
-		id = rawID
-	}
-	if v := string(bytes.TrimSpace(m["jsonrpc"])); v != `"2.0"` {
+	if v := string(m.jsonrpc); v != `"2.0"` {
 		if v == "" {
 			v = "missing"
 		}
 		return codeInvalidRequest, id, fmt.Sprintf(`invalid request: "jsonrpc" must be "2.0", not %s`, v)
 	}
-	if hasID && !validID(rawID) {
-		return codeInvalidRequest, nil, fmt.Sprintf("invalid request: id must be a string or an integer, not %s", clipRaw(rawID))
+	if m.id != nil && !validID(m.id) {
+		return codeInvalidRequest, nil, fmt.Sprintf("invalid request: id must be a string or an integer, not %s", clipRaw(m.id))
 	}
-	method, hasMethod := m["method"]
-	if hasMethod {
-		var name string
-		if json.Unmarshal(method, &name) != nil {
-			return codeInvalidRequest, id, fmt.Sprintf("invalid request: method must be a string, not %s", clipRaw(method))
+	if m.method != nil {
+		// What decoding into a string accepts: a string, or null.
+		if m.method[0] != '"' && string(m.method) != "null" {
+			return codeInvalidRequest, id, fmt.Sprintf("invalid request: method must be a string, not %s", clipRaw(m.method))
 		}
 		return 0, nil, ""
 	}
-	_, hasResult := m["result"]
-	_, hasError := m["error"]
-	if !hasResult && !hasError {
+	if !m.hasResult && !m.hasError {
 		return codeInvalidRequest, id, "invalid request: the message has neither a method nor a result or error"
 	}
 	return 0, nil, "" // a response to a request of the server's
+}
+
+// members are the top-level members of a JSON-RPC message that the checks
+// read: the raw values (nil when absent) and whether result or error is
+// there. Of a key given twice the last counts, as when decoding into a map.
+type members struct {
+	jsonrpc, id, method json.RawMessage
+	hasResult, hasError bool
+}
+
+// topLevel reads the members of obj, a valid JSON object, comparing keys
+// exactly (after unescaping) as decoding into a map does.
+func topLevel(obj []byte) members {
+	var m members
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] == '"' {
+		keyEnd := skipValue(obj, i)
+		key := obj[i:keyEnd]
+		i = skipSpace(obj, keyEnd)
+		i = skipSpace(obj, i+1) // the colon
+		valueEnd := skipValue(obj, i)
+		value := obj[i:valueEnd]
+		switch unquote(key) {
+		case "jsonrpc":
+			m.jsonrpc = value
+		case "id":
+			m.id = value
+		case "method":
+			m.method = value
+		case "result":
+			m.hasResult = true
+		case "error":
+			m.hasError = true
+		}
+		i = skipSpace(obj, valueEnd)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return m
+}
+
+// unquote is the text of a JSON string token; an escaped one is decoded.
+func unquote(tok []byte) string {
+	if bytes.IndexByte(tok, '\\') < 0 {
+		return string(tok[1 : len(tok)-1])
+	}
+	var s string
+	_ = json.Unmarshal(tok, &s)
+	return s
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value that starts at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return i
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipValue(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for ; i < len(b); i++ { // a number, true, false or null
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
 }
 
 // validID: a JSON-RPC id MCP accepts, a string or an integer.
@@ -113,11 +202,12 @@ func validID(raw json.RawMessage) bool {
 		var s string
 		return json.Unmarshal(raw, &s) == nil
 	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) != nil {
-		return false
+	if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return false // null, true, false, an object or an array
 	}
-	_, err := n.Int64()
+	// A JSON number (raw comes from valid JSON) that is an integer within
+	// int64, as json.Number.Int64 decides.
+	_, err := strconv.ParseInt(string(raw), 10, 64)
 	return err == nil
 }
 
