@@ -26,6 +26,11 @@ func Canonical(v any) ([]byte, error) {
 	if err := dec.Decode(&generic); err != nil {
 		return nil, err
 	}
+	return encodeCanonical(generic)
+}
+
+// encodeCanonical writes a decoded JSON value (numbers as json.Number).
+func encodeCanonical(generic any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -68,16 +73,24 @@ func DiffFields(a, b []byte) ([]string, error) {
 }
 
 // CanonicalArgs is the canonical JSON of a tool's validated arguments
-// without request_id, which names the call rather than describing it.
+// without request_id, which names the call rather than describing it. It is
+// Canonical of the arguments' object less that member, in one decoding: every
+// write computes it.
 func CanonicalArgs(args any) ([]byte, error) {
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("arguments must be a JSON object: %w", err)
+	var generic any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&generic); err != nil {
+		return nil, err
+	}
+	m, ok := generic.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("arguments must be a JSON object, not %s", raw)
 	}
 	delete(m, "request_id")
-	return Canonical(m)
+	return encodeCanonical(m)
 }
