@@ -1,6 +1,7 @@
 package board
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,6 +35,10 @@ func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (Ticke
 		allowed = []AIPolicy{PolicyReadWrite}
 	}
 	now := rec.CreatedAt
+	// The answer Build made last and its encoding: a store commits what the
+	// last Build returned, so the committed result needs no decoding back.
+	var built TicketResult
+	var builtJSON []byte
 	tx := CreateTx{
 		Request:         rec,
 		Workspace:       in.Workspace,
@@ -59,7 +64,9 @@ func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (Ticke
 			t = s.decorateOne(t)
 			ev := Event{ID: s.newID(), Workspace: t.Workspace, TicketID: t.ID, Type: EventTicketCreated,
 				Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: now}
-			result, err := json.Marshal(TicketResult{RequestID: in.RequestID, Ticket: t})
+			built = TicketResult{RequestID: in.RequestID, Ticket: t}
+			result, err := json.Marshal(built)
+			builtJSON = result
 			return CreatePlan{Ticket: t, Event: ev, Result: result}, err
 		},
 	}
@@ -77,7 +84,17 @@ func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (Ticke
 	case err != nil:
 		return TicketResult{}, s.storeFailure(err)
 	}
-	return decodeResult[TicketResult](s, stored.Result, false)
+	return committed(s, stored.Result, built, builtJSON)
+}
+
+// committed is the answer to a write that committed result: the value the
+// write built, when result is that value's encoding (as it is unless a
+// store changed it), else result decoded.
+func committed[T any, PT replayable[T]](s *Service, result []byte, built T, builtJSON []byte) (T, error) {
+	if builtJSON != nil && bytes.Equal(result, builtJSON) {
+		return built, nil
+	}
+	return decodeResult[T, PT](s, result, false)
 }
 
 // change is what update, move and note compute from the current ticket.
@@ -88,61 +105,78 @@ type change struct {
 	result func(t Ticket, n *Note) any
 }
 
+// written is what mutate answers: a stored result, and when the write just
+// committed it, the value it was encoded from.
+type written struct {
+	raw      []byte
+	replayed bool
+	built    any // the committed answer's value, when raw is its encoding
+}
+
+// answer is w as a T: the value built, or the stored result decoded.
+func answer[T any, PT replayable[T]](s *Service, w written) (T, error) {
+	if t, ok := w.built.(T); ok && !w.replayed {
+		return t, nil
+	}
+	return decodeResult[T, PT](s, w.raw, w.replayed)
+}
+
 // mutate runs the read-compute-commit loop shared by update, move and note:
 // replay first (a retry gets its answer even if the ticket moved on since),
 // then policy, then an optimistic commit. Writes to one ticket take turns in
 // this process (ticketTurns), so they do not race each other; a commit that
 // lost to a writer elsewhere backs off with jitter and computes again.
 func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, args any,
-	compute func(p Principal, before Ticket, rec ledger.Record) (change, error)) ([]byte, bool, error) {
+	compute func(p Principal, before Ticket, rec ledger.Record) (change, error)) (written, error) {
 	p := PrincipalFrom(ctx)
 	rec, canonical, err := s.prepare(p, tool, requestID, args)
 	if err != nil {
-		return nil, false, err
+		return written{}, err
 	}
 	slug, _, _ := ParseTicketID(ticketID) // validated by the input
 	lc := ledgerCall{p: p, tool: tool, canonical: canonical, fingerprint: rec.Fingerprint, workspace: slug, ticketID: ticketID}
 	release, err := s.turns.take(ctx, ticketID)
 	if err != nil {
-		return nil, false, s.storeFailure(err)
+		return written{}, s.storeFailure(err)
 	}
 	defer release()
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
 			if err := backoff(ctx, attempt-1); err != nil {
-				return nil, false, s.storeFailure(err)
+				return written{}, s.storeFailure(err)
 			}
 		}
 		wc, err := s.store.LoadForWrite(ctx, rec.Key, ticketID, s.now())
 		if err != nil {
-			return nil, false, s.storeFailure(err)
+			return written{}, s.storeFailure(err)
 		}
 		if wc.Existing != nil {
 			if wc.Ticket != nil {
 				lc.known = wc.Policy
 			}
 			res, err := s.judge(ctx, *wc.Existing, lc)
-			return res, true, err
+			return written{raw: res, replayed: true}, err
 		}
 		if wc.Ticket == nil || !readable(p, wc.Policy) {
-			return nil, false, ticketNotFound(ticketID)
+			return written{}, ticketNotFound(ticketID)
 		}
 		if err := writeDenied(p, wc.Ticket.Workspace, wc.Policy); err != nil {
-			return nil, false, err
+			return written{}, err
 		}
 		rec.CreatedAt = s.now()
 		rec.ExpiresAt = rec.CreatedAt.Add(s.retention)
 		ch, err := compute(p, *wc.Ticket, rec)
 		if err != nil {
-			return nil, false, err
+			return written{}, err
 		}
 		shown := *wc.Ticket
 		if ch.after != nil {
 			shown = *ch.after
 		}
-		result, err := json.Marshal(ch.result(s.decorateOne(shown), ch.note))
+		built := ch.result(s.decorateOne(shown), ch.note)
+		result, err := json.Marshal(built)
 		if err != nil {
-			return nil, false, s.storeFailure(err)
+			return written{}, s.storeFailure(err)
 		}
 		rec.Result = result
 		var allowed []AIPolicy
@@ -157,20 +191,23 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 			continue // changed elsewhere since we read it: back off, recompute
 		case errors.As(err, &exists):
 			res, err := s.judge(ctx, exists.Record, lc)
-			return res, true, err
+			return written{raw: res, replayed: true}, err
 		case errors.Is(err, ErrNotFound):
-			return nil, false, ticketNotFound(ticketID)
+			return written{}, ticketNotFound(ticketID)
 		case errors.As(err, &denied):
 			if denied.Policy == PolicyHidden {
-				return nil, false, ticketNotFound(ticketID)
+				return written{}, ticketNotFound(ticketID)
 			}
-			return nil, false, writeDenied(p, wc.Ticket.Workspace, denied.Policy)
+			return written{}, writeDenied(p, wc.Ticket.Workspace, denied.Policy)
 		case err != nil:
-			return nil, false, s.storeFailure(err)
+			return written{}, s.storeFailure(err)
 		}
-		return stored.Result, false, nil
+		if !bytes.Equal(stored.Result, result) {
+			built = nil // the store answered another encoding: decode that
+		}
+		return written{raw: stored.Result, built: built}, nil
 	}
-	return nil, false, Errorf(CodeConflict, "ticket '%s' kept changing while this call tried to write; nothing was written by it, retry with the same request_id", ticketID)
+	return written{}, Errorf(CodeConflict, "ticket '%s' kept changing while this call tried to write; nothing was written by it, retry with the same request_id", ticketID)
 }
 
 // UpdateTicket changes fields other than status.
@@ -178,7 +215,7 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 	if err := in.Validate(); err != nil {
 		return TicketResult{}, err
 	}
-	raw, replayed, err := s.mutate(ctx, ToolUpdateTicket, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
+	w, err := s.mutate(ctx, ToolUpdateTicket, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
 		if in.IfVersion != 0 && before.Version != in.IfVersion {
 			return change{}, Errorf(CodePreconditionFailed, "ticket '%s' is at version %d, not %d: it changed since you read it, and nothing was written. Read it again and send the change with its current version", in.ID, before.Version, in.IfVersion)
 		}
@@ -233,7 +270,7 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 	if err != nil {
 		return TicketResult{}, err
 	}
-	return decodeResult[TicketResult](s, raw, replayed)
+	return answer[TicketResult](s, w)
 }
 
 // MoveTicket changes a ticket's status and keeps the reason in the history.
@@ -241,7 +278,7 @@ func (s *Service) MoveTicket(ctx context.Context, in MoveTicketInput) (MoveResul
 	if err := in.Validate(); err != nil {
 		return MoveResult{}, err
 	}
-	raw, replayed, err := s.mutate(ctx, ToolMoveTicket, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
+	w, err := s.mutate(ctx, ToolMoveTicket, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
 		from := before.Status
 		ch := change{result: func(t Ticket, _ *Note) any {
 			return MoveResult{RequestID: in.RequestID, Ticket: t, From: from, To: in.Status}
@@ -269,7 +306,7 @@ func (s *Service) MoveTicket(ctx context.Context, in MoveTicketInput) (MoveResul
 	if err != nil {
 		return MoveResult{}, err
 	}
-	return decodeResult[MoveResult](s, raw, replayed)
+	return answer[MoveResult](s, w)
 }
 
 // AddNote appends a note; the ticket's version and updated_at move with it.
@@ -277,7 +314,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 	if err := in.Validate(); err != nil {
 		return NoteResult{}, err
 	}
-	raw, replayed, err := s.mutate(ctx, ToolAddNote, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
+	w, err := s.mutate(ctx, ToolAddNote, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
 		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, Source: p.Source, CreatedAt: rec.CreatedAt}
 		after := before
 		after.Version = before.Version + 1
@@ -293,7 +330,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 	if err != nil {
 		return NoteResult{}, err
 	}
-	return decodeResult[NoteResult](s, raw, replayed)
+	return answer[NoteResult](s, w)
 }
 
 func replayAs[T any, PT replayable[T]](ctx context.Context, s *Service, existing ledger.Record, c ledgerCall) (T, error) {
