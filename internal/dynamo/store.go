@@ -51,7 +51,7 @@ type Config struct {
 
 // Store is board.Store on DynamoDB. It is safe for concurrent use.
 type Store struct {
-	db        *dynamodb.Client
+	db        api // the client's operations the store uses (api.go)
 	table     string
 	policyTTL time.Duration
 	log       *slog.Logger
@@ -93,7 +93,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Store{db: cfg.Client, table: cfg.Table, policyTTL: cfg.PolicyTTL, log: cfg.Logger,
+	s := &Store{db: apiOf(cfg.Client), table: cfg.Table, policyTTL: cfg.PolicyTTL, log: cfg.Logger,
 		cache: newWorkspaceCache(cfg.Now), serialize: cfg.SerializeWrites, raceFor: cfg.CounterRaceBudget}
 	if s.raceFor <= 0 {
 		s.raceFor = DefaultCounterRaceBudget
