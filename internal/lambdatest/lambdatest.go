@@ -267,6 +267,31 @@ func (e *Emulator) InitDuration() (time.Duration, bool) {
 	return time.Duration(ms * float64(time.Millisecond)), true
 }
 
+// WaitInitDuration is InitDuration, waiting up to limit for the emulator to
+// write its init report: it writes the line on its own schedule, and a
+// response can reach the caller before the line reaches the log.
+func (e *Emulator) WaitInitDuration(ctx context.Context, limit time.Duration) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	delay := time.Millisecond
+	for {
+		if d, ok := e.InitDuration(); ok {
+			return d, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("no init report in the emulator's log after %v:\n%s", limit, e.Logs())
+		case <-e.proc.done:
+			if d, ok := e.InitDuration(); ok {
+				return d, nil
+			}
+			return 0, fmt.Errorf("the emulator exited without an init report:\n%s", e.Logs())
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 50*time.Millisecond)
+	}
+}
+
 // Stop ends the emulator and the bootstrap it started.
 func (e *Emulator) Stop() { e.proc.stop() }
 
