@@ -88,7 +88,7 @@ func TestSerializeWritesIsExplicit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := openStore(t.Context(), cfg, slog.New(slog.DiscardHandler))
+		st, err := openStore(t.Context(), cfg, slog.New(slog.DiscardHandler), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,18 +73,20 @@ type lambdaFunction struct {
 	log   *slog.Logger
 
 	once    sync.Once
+	app     *app
 	adapter *httpadapter.HandlerAdapterV2
 	err     error
 }
 
 // newLambdaFunction starts opening the store in the background and, when
-// LEDGER_BASE_URL names the public URL, starts building the handler. Nothing a first
-// request usually is (initialize, server/discover, tools/list) needs the
-// store, so a cold start does not wait on DynamoDB; a tool call that needs
-// it waits until it is open (openingStore). Without LEDGER_BASE_URL the
-// handler is built on the first event, from the API's domain name: the
-// template cannot pass the API's URL to the function the API invokes (that
-// would be a dependency cycle).
+// LEDGER_BASE_URL names the public URL, starts building the handler. A
+// cold start's first request does not wait for the open: a request without
+// a credential needs no store, and a credential's reads go to the store as
+// soon as its client is built (openingstore_early.go); what needs the
+// seeded workspaces waits until the store is open (openingStore). Without
+// LEDGER_BASE_URL the handler is built on the first event, from the API's
+// domain name: the template cannot pass the API's URL to the function the
+// API invokes (that would be a dependency cycle).
 func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slog.Logger) (*lambdaFunction, error) {
 	cfg, err := loadConfig(getenv)
 	if err != nil {
@@ -98,7 +100,9 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 		return nil, errors.New("in Lambda every request needs a credential (LEDGER_AUTH=required): the function is reachable from the internet, " +
 			"so the credential-free loopback mode is refused")
 	}
-	store := openInBackground(ctx, func(ctx context.Context) (board.Store, error) { return openStore(ctx, cfg, log) }, log)
+	store := openInBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {
+		return openStore(ctx, cfg, log, early)
+	}, log)
 	fn := &lambdaFunction{cfg: cfg, store: store, log: log}
 	if getenv(envBaseURL) != "" {
 		// Built while the runtime fetches the first event; Handle waits
@@ -126,8 +130,8 @@ func (f *lambdaFunction) build(baseURL string) {
 		svc.SetRunner(runner)
 	}
 	// BehindProxy: the Host is API Gateway's public name, not loopback.
-	h := routes(cfg, f.store, svc, f.log, mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins, BehindProxy: true})
-	f.adapter = httpadapter.NewV2(implicitOK(h))
+	a := routes(cfg, f.store, svc, f.log, mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins, BehindProxy: true})
+	f.app, f.adapter = a, httpadapter.NewV2(implicitOK(a))
 }
 
 // implicitOK answers 200 for a handler that returns without writing, as
@@ -153,12 +157,26 @@ func (w *wroteWriter) Write(b []byte) (int, error) { w.wrote = true; return w.Re
 
 // Handle is the Lambda handler: one event, one request through the
 // http.Handler, one response. Its context ends at the invocation deadline.
+// The MCP server is built on the first request that gets past the
+// credential check (main.go); for a call to /mcp that carries a credential
+// it starts being built now, so that it is built while the credential's
+// reads are on the wire rather than after them.
 func (f *lambdaFunction) Handle(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	f.once.Do(func() { f.build(publicBaseURL(ev)) })
 	if f.err != nil {
 		return events.APIGatewayV2HTTPResponse{}, f.err
 	}
+	if ev.RawPath == "/mcp" && carriesCredential(ev) {
+		go f.app.mcp()
+	}
 	return f.adapter.ProxyWithContext(ctx, ev)
+}
+
+// carriesCredential says whether an event has a bearer token or a cookie
+// (API Gateway passes cookies apart from the headers, whose names it
+// lower-cases).
+func carriesCredential(ev events.APIGatewayV2HTTPRequest) bool {
+	return ev.Headers["authorization"] != "" || len(ev.Cookies) > 0 || ev.Headers["cookie"] != ""
 }
 
 // publicBaseURL is where the API answers, as the event tells it.

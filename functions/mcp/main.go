@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,7 +55,7 @@ func run(log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	store, err := openStore(ctx, cfg, log)
+	store, err := openStore(ctx, cfg, log, nil)
 	if err != nil {
 		return err
 	}
@@ -99,23 +101,38 @@ func run(log *slog.Logger) error {
 	return nil
 }
 
-// openStore builds the store LEDGER_STORE names.
-func openStore(ctx context.Context, cfg config, log *slog.Logger) (board.Store, error) {
+// openStore builds the store LEDGER_STORE names. early, if set, may get
+// the store before it is open, for credential reads (openingstore_early.go).
+func openStore(ctx context.Context, cfg config, log *slog.Logger, early func(board.Store)) (board.Store, error) {
 	switch cfg.Store {
 	case storeSQLite:
 		return openSQLite(ctx, cfg.DataDir, log)
 	case storeDynamoDB:
-		return dynamo.Connect(ctx, dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable,
-			SerializeWrites: cfg.SerializeWrites}, log)
+		ep := dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable, SerializeWrites: cfg.SerializeWrites}
+		if early != nil {
+			ep.Early = func(st *dynamo.Store) { early(st) }
+		}
+		return dynamo.Connect(ctx, ep, log)
 	default:
 		return nil, fmt.Errorf("LEDGER_STORE=%s is not available in this build", cfg.Store)
 	}
 }
 
+// app is the composed server: its routes, and the MCP server a runtime
+// that learns of a request before serving it (Lambda) may start building.
+type app struct {
+	http.Handler
+	// mcp is /mcp's handler behind the credential check, built on first
+	// use: a request refused for want of a credential never builds it.
+	mcp func() http.Handler
+	// mcpBuilt says whether mcp has built it, for tests.
+	mcpBuilt atomic.Bool
+}
+
 // newHandler wires the service and the routes, without a task runner:
 // imports then run inside the call (tests, and Lambda without a state
 // machine).
-func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.HandlerOptions) (http.Handler, error) {
+func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.HandlerOptions) (*app, error) {
 	svc, err := newService(cfg, store, log)
 	if err != nil {
 		return nil, err
@@ -127,8 +144,9 @@ func newService(cfg config, store board.Store, log *slog.Logger) (*board.Service
 	return board.NewService(board.Config{Store: store, BaseURL: cfg.BaseURL, Retention: cfg.Retention, Logger: log})
 }
 
-// routes mounts the MCP server and the health check.
-func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) http.Handler {
+// routes mounts the MCP server (built on first use), REST, the board and
+// the health check.
+func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) *app {
 	// The SDK logs every stateless connection at info: it shares our level
 	// (warn unless LEDGER_LOG_LEVEL says otherwise), under its own group.
 	sdkLog := slog.New(log.Handler().WithGroup("mcp"))
@@ -148,12 +166,20 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	if authServer != nil {
 		resolver.AddBearer(authServer.VerifyAccessToken)
 	}
-	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal(), Logger: sdkLog})
+	// The MCP server (its tools' schemas) is most of building the handler:
+	// it is built when a request first gets past the credential check.
+	a := &app{}
+	a.mcp = sync.OnceValue(func() http.Handler {
+		server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal(), Logger: sdkLog})
+		defer a.mcpBuilt.Store(true)
+		return mcpserver.Handler(server, opts)
+	})
 	mux := http.NewServeMux()
 	// Who calls /mcp is resolved before the MCP server sees the request:
 	// without a credential in required mode it is a 401 with a Bearer
 	// challenge, as MCP clients expect.
-	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny, mcpserver.Handler(server, opts)))
+	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny,
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.mcp().ServeHTTP(w, r) })))
 	// REST: the same use cases and resolver, JSON in and out.
 	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins}))
 	mux.Handle("GET /healthz", newHealth(store, log))
@@ -163,7 +189,8 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		authServer.Register(mux)
 	}
 	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, OAuth: authServer, Logger: log}))
-	return mux
+	a.Handler = mux
+	return a
 }
 
 // logLevel is warn unless LEDGER_LOG_LEVEL says debug, info or error.

@@ -27,12 +27,16 @@ type openingStore struct {
 	log  *slog.Logger
 	now  func() time.Time
 
-	mu       sync.Mutex
-	store    board.Store   // set once open
-	attempt  chan struct{} // closed when the attempt in flight ends; nil if none
-	err      error         // the last attempt's failure
-	failures int
-	retryAt  time.Time // no new attempt before then
+	mu    sync.Mutex
+	store board.Store // set once open
+	early board.Store // published before the open finished, for credential reads (openingstore_early.go)
+	// published is closed when early is first set; nil for a store that
+	// never publishes one (openInBackground).
+	published chan struct{}
+	attempt   chan struct{} // closed when the attempt in flight ends; nil if none
+	err       error         // the last attempt's failure
+	failures  int
+	retryAt   time.Time // no new attempt before then
 }
 
 var _ board.Store = (*openingStore)(nil)

@@ -50,7 +50,7 @@ func (s *openingStore) RedeemOAuthCode(ctx context.Context, r board.OAuthRedempt
 }
 
 func (s *openingStore) GetOAuthToken(ctx context.Context, grantID, hash string) (board.OAuthToken, board.OAuthGrant, error) {
-	st, err := s.get(ctx)
+	st, err := s.forCredentials(ctx)
 	if err != nil {
 		return board.OAuthToken{}, board.OAuthGrant{}, err
 	}
@@ -90,7 +90,7 @@ func (s *openingStore) RevokeOAuthGrant(ctx context.Context, id string, at time.
 }
 
 func (s *openingStore) TouchOAuthGrant(ctx context.Context, id string, at, staleBefore time.Time) error {
-	st, err := s.get(ctx)
+	st, err := s.forCredentials(ctx)
 	if err != nil {
 		return err
 	}

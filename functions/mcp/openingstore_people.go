@@ -20,7 +20,7 @@ func (s *openingStore) CreatePerson(ctx context.Context, p board.Person, inv *bo
 }
 
 func (s *openingStore) GetPerson(ctx context.Context, handle string) (board.Person, error) {
-	st, err := s.get(ctx)
+	st, err := s.forCredentials(ctx)
 	if err != nil {
 		return board.Person{}, err
 	}
@@ -92,7 +92,7 @@ func (s *openingStore) CreateSession(ctx context.Context, ses board.Session) err
 }
 
 func (s *openingStore) GetSession(ctx context.Context, idHash string, now time.Time) (board.Session, error) {
-	st, err := s.get(ctx)
+	st, err := s.forCredentials(ctx)
 	if err != nil {
 		return board.Session{}, err
 	}

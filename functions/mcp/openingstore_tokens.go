@@ -18,7 +18,7 @@ func (s *openingStore) CreateToken(ctx context.Context, t board.APIToken) error 
 }
 
 func (s *openingStore) GetToken(ctx context.Context, id string) (board.APIToken, error) {
-	st, err := s.get(ctx)
+	st, err := s.forCredentials(ctx)
 	if err != nil {
 		return board.APIToken{}, err
 	}
@@ -42,7 +42,7 @@ func (s *openingStore) RevokeToken(ctx context.Context, id string, at time.Time)
 }
 
 func (s *openingStore) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
-	st, err := s.get(ctx)
+	st, err := s.forCredentials(ctx)
 	if err != nil {
 		return err
 	}

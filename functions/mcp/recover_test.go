@@ -24,7 +24,7 @@ import (
 // the store on a later call once it can: one failed open no longer breaks
 // the instance for its life while /healthz answers ok.
 func TestLambdaRecoversAfterAFailedOpen(t *testing.T) {
-	mini := httptest.NewServer(miniserver.NewServer())
+	mini := httptest.NewServer(checksummed(miniserver.NewServer()))
 	t.Cleanup(mini.Close)
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")

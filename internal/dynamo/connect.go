@@ -16,6 +16,8 @@ type Endpoint struct {
 	// do not isolate concurrent requests (moto); never implied by URL, since
 	// a regional, FIPS or VPC endpoint is DynamoDB itself.
 	SerializeWrites bool
+	// Early: see Config.Early.
+	Early func(*Store)
 }
 
 // Connect builds the client and opens the store: what the composition root
@@ -26,7 +28,7 @@ func Connect(ctx context.Context, ep Endpoint, log *slog.Logger) (*Store, error)
 		return nil, err
 	}
 	return Open(ctx, Config{Client: client, Table: ep.Table, CreateTable: ep.CreateTable, Logger: log,
-		SerializeWrites: ep.SerializeWrites})
+		SerializeWrites: ep.SerializeWrites, Early: ep.Early})
 }
 
 // SerializesWrites reports whether the store sends one write at a time

@@ -47,6 +47,11 @@ type Config struct {
 	// shared emulator lengthen it: there the emulator, not the protocol,
 	// is slow.
 	CounterRaceBudget time.Duration
+	// Early, when set, gets the store before Open reaches the table, for
+	// the reads that need no seeded workspace: people, sessions, API and
+	// OAuth tokens, which a credential check reads first on a cold start. Not called when
+	// Open is to create the table (until then those reads would fail).
+	Early func(*Store)
 }
 
 // Store is board.Store on DynamoDB. It is safe for concurrent use.
@@ -85,11 +90,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Seed == nil {
 		cfg.Seed = board.DefaultWorkspaces()
 	}
-	if cfg.CreateTable {
-		if err := ensureTable(ctx, cfg.Client, cfg.Table, cfg.Logger); err != nil {
-			return nil, err
-		}
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -97,6 +97,13 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		cache: newWorkspaceCache(cfg.Now), serialize: cfg.SerializeWrites, raceFor: cfg.CounterRaceBudget}
 	if s.raceFor <= 0 {
 		s.raceFor = DefaultCounterRaceBudget
+	}
+	if cfg.CreateTable {
+		if err := ensureTable(ctx, cfg.Client, cfg.Table, cfg.Logger); err != nil {
+			return nil, err
+		}
+	} else if cfg.Early != nil {
+		cfg.Early(s)
 	}
 	if err := s.seed(ctx, cfg.Seed); err != nil {
 		return nil, err

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+)
+
+// Credential reads go to the store the open published early, while the
+// open still runs; everything else waits for the open.
+func TestOpeningStoreEarlyCredentials(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), t.TempDir()+"/ledger.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	now := time.Now()
+	if err := st.CreatePerson(context.Background(), board.Person{Handle: "ann", Name: "Ann", Role: board.RoleMember, CreatedAt: now}, nil); err != nil {
+		t.Fatal(err)
+	}
+	publish, release := make(chan struct{}), make(chan struct{})
+	s := openInBackgroundEarly(context.Background(), func(ctx context.Context, early func(board.Store)) (board.Store, error) {
+		<-publish
+		early(st)
+		<-release // the rest of the open (DynamoDB: seeding the workspaces)
+		return st, nil
+	}, slog.New(slog.DiscardHandler))
+
+	// Before the store is published, a credential read waits for it.
+	got := make(chan error, 1)
+	go func() {
+		_, err := s.GetPerson(context.Background(), "ann")
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("GetPerson answered (%v) before the store was published", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(publish)
+	if err := <-got; err != nil {
+		t.Fatalf("GetPerson once published: %v", err)
+	}
+	if _, err := s.GetSession(context.Background(), "no-such-hash", now); !errors.Is(err, board.ErrNotFound) {
+		t.Fatalf("GetSession while opening: %v, want ErrNotFound from the early store", err)
+	}
+	// The rest still waits for the open.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := s.ListWorkspaces(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ListWorkspaces while opening: %v, want it to wait", err)
+	}
+	close(release)
+	if ws, err := s.ListWorkspaces(context.Background()); err != nil || len(ws) != 3 {
+		t.Fatalf("ListWorkspaces once open: %d, %v", len(ws), err)
+	}
+}
+
+// An open that ends without publishing leaves credential reads to the open
+// store, as every other call.
+func TestOpeningStoreEarlyNotPublished(t *testing.T) {
+	release := make(chan struct{})
+	s := openInBackgroundEarly(context.Background(), func(ctx context.Context, _ func(board.Store)) (board.Store, error) {
+		<-release
+		return sqlite.Open(ctx, t.TempDir()+"/ledger.db")
+	}, slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { s.Close() })
+	got := make(chan error, 1)
+	go func() {
+		_, err := s.GetPerson(context.Background(), "nobody")
+		got <- err
+	}()
+	close(release)
+	if err := <-got; !errors.Is(err, board.ErrNotFound) {
+		t.Fatalf("GetPerson after an open that published nothing: %v, want ErrNotFound from the open store", err)
+	}
+}
