@@ -49,6 +49,15 @@ func TestOpeningStoreEarlyCredentials(t *testing.T) {
 	if _, err := s.GetSession(context.Background(), "no-such-hash", now); !errors.Is(err, board.ErrNotFound) {
 		t.Fatalf("GetSession while opening: %v, want ErrNotFound from the early store", err)
 	}
+	// A read that waited for the open would end at this deadline instead.
+	early, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if _, err := s.GetToken(early, "no-such-token"); !errors.Is(err, board.ErrNotFound) {
+		t.Fatalf("GetToken while opening: %v, want ErrNotFound from the early store", err)
+	}
+	if _, _, err := s.GetOAuthToken(early, "no-such-grant", "no-such-hash"); !errors.Is(err, board.ErrNotFound) {
+		t.Fatalf("GetOAuthToken while opening: %v, want ErrNotFound from the early store", err)
+	}
 	// The rest still waits for the open.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
