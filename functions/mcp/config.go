@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -66,6 +67,10 @@ type config struct {
 	// documents configures fetching OAuth client ID metadata documents:
 	// the defaults, except in tests (a test CA, the test server's address).
 	documents oauth.FetchConfig
+	// tasks is the local task runner, for /healthz (nil on Lambda).
+	tasks taskRunnerState
+	// metricsOut receives EMF lines (LEDGER_METRICS=emf); nil: none.
+	metricsOut io.Writer
 }
 
 func loadConfig(getenv func(string) string) (config, error) {

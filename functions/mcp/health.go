@@ -22,11 +22,13 @@ const (
 )
 
 // health answers GET /healthz: 200 {"status":"ok","store":"ok"} when the
-// store answers, 503 {"status":"unavailable","store":"unavailable",
+// store answers (locally with "tasks":"running" while the task runner
+// runs), 503 {"status":"unavailable","store":"unavailable",
 // "error_id":…} when it does not. No cause is shown; the log line has it
 // under the error id.
 type health struct {
 	store board.Pinger
+	tasks taskRunnerState // nil: no local runner (Lambda, tests)
 	log   *slog.Logger
 	now   func() time.Time
 
@@ -38,6 +40,20 @@ type health struct {
 
 func newHealth(store board.Pinger, log *slog.Logger) *health {
 	return &health{store: store, log: log, now: time.Now}
+}
+
+// taskRunnerState is what /healthz asks the local task runner.
+type taskRunnerState interface {
+	Stopped() bool
+}
+
+// withTasks adds the local task runner's state to the answer: "tasks":
+// "running", or "stopped" (and 503) once it no longer starts imports.
+func (h *health) withTasks(t taskRunnerState) *health {
+	if t != nil {
+		h.tasks = t
+	}
+	return h
 }
 
 func (h *health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -59,12 +75,19 @@ func (h *health) check(ctx context.Context) (int, []byte) {
 	defer cancel()
 	answer := map[string]string{"status": "ok", "store": "ok"}
 	h.status = http.StatusOK
+	if h.tasks != nil {
+		answer["tasks"] = "running"
+		if h.tasks.Stopped() {
+			answer["status"], answer["tasks"] = "unavailable", "stopped"
+			h.status = http.StatusServiceUnavailable
+		}
+	}
 	if err := h.store.Ping(ctx); err != nil {
 		var b [6]byte
 		_, _ = crand.Read(b[:])
 		id := "err-" + hex.EncodeToString(b[:])
 		h.log.Warn("health check: the store does not answer", "error_id", id, "err", err)
-		answer = map[string]string{"status": "unavailable", "store": "unavailable", "error_id": id}
+		answer["status"], answer["store"], answer["error_id"] = "unavailable", "unavailable", id
 		h.status = http.StatusServiceUnavailable
 	}
 	h.body, _ = json.Marshal(answer)

@@ -60,6 +60,8 @@ func lambdaGetenv(getenv func(string) string) func(string) string {
 			return storeDynamoDB
 		case key == envAuth:
 			return string(auth.ModeRequired)
+		case key == envMetrics:
+			return "emf" // CloudWatch extracts the metrics from the log group
 		}
 		return v
 	}
@@ -100,6 +102,7 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 		return nil, errors.New("in Lambda every request needs a credential (LEDGER_AUTH=required): the function is reachable from the internet, " +
 			"so the credential-free loopback mode is refused")
 	}
+	cfg.metricsOut = metricsWriter(getenv, os.Stdout)
 	store := openInBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {
 		return openStore(ctx, cfg, log, early)
 	}, log)

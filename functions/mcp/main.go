@@ -33,7 +33,7 @@ func main() {
 	if isCommand(os.Args[1:]) {
 		os.Exit(command{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}.run(context.Background()))
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	log := newLogger(os.Getenv, os.Stderr)
 	if inLambda() {
 		runLambda(log)
 		return
@@ -69,6 +69,8 @@ func run(log *slog.Logger) error {
 	runner := tasks.NewLocal(svc, log)
 	defer runner.Close()
 	svc.SetRunner(runner)
+	cfg.tasks = runner
+	cfg.metricsOut = metricsWriter(os.Getenv, os.Stdout)
 	if n, err := runner.Resume(ctx); err != nil {
 		return fmt.Errorf("resuming unfinished tasks: %w", err)
 	} else if n > 0 {
@@ -149,7 +151,7 @@ func newService(cfg config, store board.Store, log *slog.Logger) (*board.Service
 func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) *app {
 	// The SDK logs every stateless connection at info: it shares our level
 	// (warn unless LEDGER_LOG_LEVEL says otherwise), under its own group.
-	sdkLog := slog.New(log.Handler().WithGroup("mcp"))
+	sdkLog := slog.New(atLeast{log.Handler().WithGroup("mcp"), max(slog.LevelWarn, logLevel(os.Getenv))})
 	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log})
 	// The OAuth authorization server, in required mode only: loopback mode
 	// has nobody to sign in and approve (docs/oauth.md).
@@ -182,22 +184,14 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.mcp().ServeHTTP(w, r) })))
 	// REST: the same use cases and resolver, JSON in and out.
 	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins}))
-	mux.Handle("GET /healthz", newHealth(store, log))
+	mux.Handle("GET /healthz", newHealth(store, log).withTasks(cfg.tasks))
 	if authServer != nil {
 		// Metadata, registration, token and revocation; the approval page
 		// (the authorization endpoint) is the board's.
 		authServer.Register(mux)
 	}
 	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, OAuth: authServer, Logger: log}))
-	a.Handler = mux
+	a.Handler = observed(cfg, log, mux)
 	return a
 }
 
-// logLevel is warn unless LEDGER_LOG_LEVEL says debug, info or error.
-func logLevel() slog.Level {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(os.Getenv("LEDGER_LOG_LEVEL"))); err != nil {
-		return slog.LevelWarn
-	}
-	return l
-}

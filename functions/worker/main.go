@@ -17,6 +17,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 	"github.com/ticket-ledger/ticket-ledger/internal/sfn"
 )
 
@@ -27,7 +28,11 @@ func main() {
 		log.Error("the worker could not start", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(w.Handle)
+	var metrics *obs.Metrics
+	if os.Getenv("LEDGER_METRICS") != "off" {
+		metrics = obs.NewMetrics(os.Stdout) // CloudWatch extracts them from the log group
+	}
+	lambda.Start(observed(w, log, metrics))
 }
 
 // newWorker opens the store named by the environment (the template sets

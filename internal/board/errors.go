@@ -37,6 +37,8 @@ type Error struct {
 	// ErrorID names an internal error in the operator's log (CodeInternal
 	// only; empty otherwise). The message carries it too.
 	ErrorID string
+	// cause is what made an internal error, for the log (Cause).
+	cause error
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 )
 
 // The chunk worker: the one use case every runner drives (inline in the
@@ -93,6 +94,7 @@ func (s *Service) RunImport(ctx context.Context, taskID string, maxRows int) (Ta
 			return task, err
 		}
 		handled += next.Cursor - task.Cursor
+		obs.CountRowsImported(ctx, next.Cursor-task.Cursor) // the runner's metrics
 		task = next
 	}
 }

@@ -26,7 +26,7 @@ func (s *Service) storeFailure(err error) error {
 	out := Errorf(CodeInternal, "the server could not complete this call because of an internal problem (error id %s). "+
 		"Retrying is safe: reads change nothing, and a write retried with the same request_id is never done twice "+
 		"(call find_request first to see whether it was). If it keeps failing, give the error id to whoever runs this server", id)
-	out.ErrorID = id
+	out.ErrorID, out.cause = id, err
 	return out
 }
 

@@ -3,6 +3,8 @@ package board
 import (
 	"context"
 	"strings"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 )
 
 // Principal is who is calling, decided by the server from the credential or
@@ -62,6 +64,7 @@ type principalKey struct{}
 
 // WithPrincipal attaches the caller to a context; adapters do this at the edge.
 func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	obs.SetPrincipal(ctx, p.Author, p.OnBehalfOf) // for the request's log line
 	return context.WithValue(ctx, principalKey{}, p)
 }
 

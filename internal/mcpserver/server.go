@@ -92,5 +92,6 @@ func NewServer(svc *board.Service, opts Options) *mcp.Server {
 	})
 	registerTools(s, svc, opts.Principal)
 	installBoardTasks(s, svc, opts.Principal, opts.ExtraTasks)
+	noteMethods(s)
 	return s
 }

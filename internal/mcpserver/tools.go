@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 )
 
 // writeNote is appended to every write tool's description: it is how a model
@@ -125,6 +126,7 @@ func add[In, Out any](s *mcp.Server, who PrincipalFunc, t *mcp.Tool, use func(co
 	t.InputSchema, t.OutputSchema = json.RawMessage(inJSON), outSchema
 	resolve := sync.OnceValues(func() (*jsonschema.Resolved, error) { return inSchema.Resolve(nil) })
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		obs.SetTool(ctx, t.Name)
 		resolved, err := resolve()
 		if err != nil {
 			return nil, fmt.Errorf("input schema of %s: %w", t.Name, err) // a programming error
@@ -140,6 +142,7 @@ func add[In, Out any](s *mcp.Server, who PrincipalFunc, t *mcp.Tool, use func(co
 			}
 		}
 		output, err := use(board.WithPrincipal(ctx, who(ctx, req.Extra)), input)
+		board.Observe(ctx, output, err) // the request's log line and metrics
 		if err != nil {
 			return toolError(err), nil
 		}

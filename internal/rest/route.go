@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ticket-ledger/ticket-ledger/internal/apischema"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 )
 
 // A route is one operation of the API: how it is served and how the
@@ -79,6 +80,7 @@ func op[In, Out any](method, pattern string, info specInfo, use func(*board.Serv
 		info.maxBody = MaxBodyBytes
 	}
 	serve := func(s *Server, w http.ResponseWriter, r *http.Request) {
+		obs.SetRoute(r.Context(), method+" "+Prefix+pattern)
 		args := map[string]json.RawMessage{}
 		var err error
 		switch {
@@ -125,6 +127,7 @@ func op[In, Out any](method, pattern string, info specInfo, use func(*board.Serv
 			setIfVersion(&in, version)
 		}
 		out, err := use(s.svc)(r.Context(), in)
+		board.Observe(r.Context(), out, err) // the request's log line and metrics
 		if err != nil {
 			writeProblem(w, err)
 			return

@@ -69,10 +69,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each connection keeps its statements prepared (stmtcache.go).
-	write := sql.OpenDB(cachingConnector{connector})
+	// Each connection keeps its statements prepared (stmtcache.go) and
+	// counts them for the request they serve (observe.go).
+	write := sql.OpenDB(countingConnector{cachingConnector{connector}})
 	write.SetMaxOpenConns(1)
-	read := sql.OpenDB(cachingConnector{connector})
+	read := sql.OpenDB(countingConnector{cachingConnector{connector}})
 	read.SetMaxOpenConns(8)
 	s := &Store{write: write, read: read, jobs: make(chan job), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
