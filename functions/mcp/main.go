@@ -194,4 +194,3 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	a.Handler = observed(cfg, log, mux)
 	return a
 }
-
