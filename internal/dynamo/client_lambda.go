@@ -40,7 +40,7 @@ func NewClient(_ context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	if cc.Endpoint != "" {
 		o.BaseEndpoint = aws.String(cc.Endpoint)
 	}
-	observeRequests(&o)
+	ObserveRequests(&o)
 	return dynamodb.New(o, cc.Options...), nil
 }
 

@@ -11,12 +11,12 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 )
 
-// observeRequests counts, in the record of the request a call serves
+// ObserveRequests (a client option; NewClient installs it) counts, in the record of the request a call serves
 // (internal/obs), every request the client sends to DynamoDB — each
 // attempt, so the SDK's retries count too — and the throttles and
 // transaction conflicts among their answers. Outside a request (the
 // worker, the admin commands) it notes nothing.
-func observeRequests(o *dynamodb.Options) {
+func ObserveRequests(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
 		// After the retry middleware: once per attempt.
 		return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("ObserveStoreRequests",

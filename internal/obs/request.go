@@ -93,6 +93,22 @@ func (r *Request) StoreRequests() int64 {
 	return r.storeRequests.Load()
 }
 
+// StoreThrottles is how many store requests were refused for capacity.
+func (r *Request) StoreThrottles() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.storeThrottles.Load()
+}
+
+// StoreConflicts is how many store writes met another transaction.
+func (r *Request) StoreConflicts() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.storeConflicts.Load()
+}
+
 // NewRequest starts a record for work that is not an HTTP request (a task
 // worker's invocation).
 func NewRequest(id string) *Request { return &Request{id: id, start: time.Now()} }
