@@ -15,7 +15,9 @@ import (
 // idleTasks is a task service with nothing to run.
 type idleTasks struct{}
 
-func (idleTasks) RunImport(context.Context, string, int) (board.Task, error) { return board.Task{}, nil }
+func (idleTasks) RunImport(context.Context, string, int) (board.Task, error) {
+	return board.Task{}, nil
+}
 func (idleTasks) FailTask(context.Context, string, string) (board.Task, error) {
 	return board.Task{}, nil
 }
