@@ -77,7 +77,8 @@ func Middleware(cfg Config, next http.Handler) http.Handler {
 			rec.id = newRequestID()
 		}
 		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r.WithContext(NewContext(r.Context(), rec)))
+		inner := r.WithContext(NewContext(r.Context(), rec))
+		next.ServeHTTP(sw, inner)
 		status := sw.status
 		if status == 0 {
 			status = http.StatusOK // net/http's implicit answer
@@ -86,8 +87,10 @@ func Middleware(cfg Config, next http.Handler) http.Handler {
 		if rec.route == "" {
 			rec.route = routeOf(r)
 		}
+		// A ServeMux sets the pattern it matched on the request it serves.
+		rec.pattern = inner.Pattern
 		rec.mu.Unlock()
-		s := rec.summary(status, time.Now())
+		s := rec.summary(status, time.Now(), r.Method)
 		Log(r.Context(), log, s)
 		cfg.Metrics.EmitRequest(s)
 	})

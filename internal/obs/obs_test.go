@@ -212,3 +212,54 @@ func TestSurfaceOf(t *testing.T) {
 		}
 	}
 }
+
+// The metrics' Operation has few values whatever the paths: the tool, a
+// known MCP method (else "other"), a handler's route pattern, else the
+// pattern of the mux that matched (with the HTTP method when it has none),
+// else "unmatched"; never a path with an id in it.
+func TestOperationIsBounded(t *testing.T) {
+	var metrics bytes.Buffer
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		obs.SetMethod(r.Context(), r.Header.Get("X-Method"))
+		if r.Header.Get("X-Tool") != "" {
+			obs.SetTool(r.Context(), r.Header.Get("X-Tool"))
+		}
+	})
+	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		obs.SetRoute(r.Context(), "GET /api/v1/tickets/{id}")
+	})
+	mux.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+	only := http.NewServeMux()
+	only.Handle("/mcp", mux)
+	h := obs.Middleware(obs.Config{Metrics: obs.NewMetrics(&metrics)}, mux)
+	hOnly := obs.Middleware(obs.Config{Metrics: obs.NewMetrics(&metrics)}, only)
+	for _, c := range []struct {
+		h                       http.Handler
+		method, path, rpc, tool string
+		want                    string
+	}{
+		{h, "GET", "/healthz", "", "", "GET /healthz"},
+		{h, "POST", "/mcp", "tools/call", "create_ticket", "create_ticket"},
+		{h, "POST", "/mcp", "tools/list", "", "tools/list"},
+		{h, "POST", "/mcp", "made/up-42", "", "other"},
+		{h, "GET", "/api/v1/tickets/inbox-7", "", "", "GET /api/v1/tickets/{id}"},
+		{h, "GET", "/tickets/inbox-7", "", "", "GET /"},
+		{h, "POST", "/w/inbox/tickets", "", "", "POST /"},
+		{hOnly, "GET", "/wp-admin/setup.php", "", "", "unmatched"},
+	} {
+		metrics.Reset()
+		req := httptest.NewRequest(c.method, c.path, nil)
+		req.Header.Set("X-Method", c.rpc)
+		req.Header.Set("X-Tool", c.tool)
+		c.h.ServeHTTP(httptest.NewRecorder(), req)
+		e, err := obstest.ParseEMF(bytes.TrimSpace(metrics.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Members[obs.DimOperation]; got != c.want {
+			t.Errorf("%s %s (%s %s): Operation %v, want %s", c.method, c.path, c.rpc, c.tool, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package obs
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,8 @@ type Request struct {
 	id         string
 	surface    string
 	route      string
+	routeSet   bool   // route was noted by a handler (a pattern), not made from the path
+	pattern    string // the pattern of the mux that dispatched the request
 	method     string
 	tool       string
 	author     string
@@ -133,7 +136,7 @@ func SetTool(ctx context.Context, tool string) {
 // "POST /api/v1/workspaces/{slug}/tickets"); without it the log names the
 // method and the path.
 func SetRoute(ctx context.Context, route string) {
-	FromContext(ctx).set(func(r *Request) { r.route = route })
+	FromContext(ctx).set(func(r *Request) { r.route, r.routeSet = route, true })
 }
 
 // SetPrincipal notes who is calling: the author and whom it acts for. Never
@@ -192,12 +195,18 @@ type Summary struct {
 	ErrorCode      string
 	ErrorID        string
 	ErrorCause     string
+	operation      string
 }
 
-// Operation names what was called for the metrics: the tool of a
-// tools/call, else the MCP method, else the route.
+// Operation names what was called, for the metrics' Operation dimension:
+// the tool of a tools/call, else the MCP method (one the server knows, else
+// "other"), else the route pattern. Never a path: a dimension's values must
+// be few (each combination is a metric CloudWatch bills), and paths hold
+// ticket ids, and whatever a scanner tries.
 func (s Summary) Operation() string {
 	switch {
+	case s.operation != "":
+		return s.operation // the middleware's
 	case s.Tool != "":
 		return s.Tool
 	case s.Method != "":
@@ -206,10 +215,38 @@ func (s Summary) Operation() string {
 	return s.Route
 }
 
-func (r *Request) summary(status int, end time.Time) Summary {
+func (r *Request) operation(httpMethod string) string {
+	switch {
+	case r.tool != "":
+		return r.tool
+	case r.method != "":
+		if knownMCPMethods[r.method] {
+			return r.method
+		}
+		return "other"
+	case r.routeSet:
+		return r.route
+	case r.pattern == "":
+		return "unmatched"
+	case strings.Contains(r.pattern, " "):
+		return r.pattern // "GET /healthz"
+	}
+	return httpMethod + " " + r.pattern // "POST /" (the board), "GET /mcp"
+}
+
+// knownMCPMethods are the methods the server answers; anything else a
+// client sends is "other" in the metrics (the log line names it).
+var knownMCPMethods = map[string]bool{
+	"initialize": true, "notifications/initialized": true, "ping": true, "server/discover": true,
+	"tools/list": true, "tools/call": true, "notifications/cancelled": true,
+	"tasks/get": true, "tasks/update": true, "tasks/cancel": true, "tasks/list": true, "tasks/result": true,
+	"resources/list": true, "prompts/list": true, "logging/setLevel": true,
+}
+
+func (r *Request) summary(status int, end time.Time, httpMethod string) Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Summary{
+	return Summary{operation: r.operation(httpMethod),
 		ID: r.id, Surface: r.surface, Route: r.route, Method: r.method, Tool: r.tool,
 		Author: r.author, OnBehalfOf: r.onBehalfOf, Status: status, Latency: end.Sub(r.start),
 		StoreRequests: r.storeRequests.Load(), StoreThrottles: r.storeThrottles.Load(), StoreConflicts: r.storeConflicts.Load(),
