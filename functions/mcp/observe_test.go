@@ -261,6 +261,11 @@ func TestRequestLogLines(t *testing.T) {
 	}
 	expect("board page", map[string]any{"surface": "web", "route": "GET /w/inbox", "author": "human:alice", "status": 200})
 
+	if resp, _ := do(call{method: "GET", path: "/tickets/inbox-999", cookie: cookie}); resp.StatusCode != 404 {
+		t.Fatalf("missing ticket page: %d", resp.StatusCode)
+	}
+	expect("board error page", map[string]any{"surface": "web", "route": "GET /tickets/inbox-999", "status": 404, "error_code": "not_found"})
+
 	do(call{method: "GET", path: "/.well-known/oauth-authorization-server"})
 	expect("oauth metadata", map[string]any{"surface": "oauth", "route": "GET /.well-known/oauth-authorization-server", "status": 200})
 	const authCode, verifier = "tlc_not-a-real-code-but-secret", "verifier-secret-0123456789-abcdefghijklmnopqrstuvwxyz"

@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 )
 
 // The MCP tasks extension (io.modelcontextprotocol/tasks, SEP-2663), built
@@ -255,6 +257,7 @@ func (t *tasksLayer) cancel(ctx context.Context, ss *mcp.ServerSession, p *taskP
 	if p == nil || p.TaskID == "" {
 		return nil, invalidTask("")
 	}
+	obs.SetTaskID(ctx, p.TaskID) // the request's log line
 	if err := t.cfg.Backend.CancelTask(ctx, extraFrom(ctx), p.TaskID); err != nil {
 		if errors.Is(err, ErrTaskNotFound) {
 			return nil, invalidTask(p.TaskID)
@@ -268,6 +271,7 @@ func (t *tasksLayer) lookup(ctx context.Context, p *taskParams) (TaskState, erro
 	if p == nil || p.TaskID == "" {
 		return TaskState{}, invalidTask("")
 	}
+	obs.SetTaskID(ctx, p.TaskID) // the request's log line
 	st, err := t.cfg.Backend.GetTask(ctx, extraFrom(ctx), p.TaskID)
 	if errors.Is(err, ErrTaskNotFound) {
 		return TaskState{}, invalidTask(p.TaskID)

@@ -171,5 +171,6 @@ func message(err error) string {
 
 // errorPage shows a failure on its own page.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+	board.Observe(r.Context(), nil, err) // the request's log line: the code, an internal error's id and cause
 	s.render(w, r, statusOf(err), "error", page{Title: "Something went wrong", Error: message(err)})
 }
