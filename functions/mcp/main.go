@@ -85,9 +85,10 @@ func run(log *slog.Logger) error {
 	if cfg.Author == "" && cfg.Auth == auth.ModeLoopback {
 		log.Warn("LEDGER_AUTHOR is not set: MCP reads work, writes are refused until it is (e.g. LEDGER_AUTHOR=ai:claude)")
 	}
-	// The address line is what scripts and tests wait for.
-	fmt.Fprintf(os.Stderr, "ticket-ledger listening on http://%s/mcp (store %s)\n", ln.Addr(), cfg.Store)
-	fmt.Fprintf(os.Stderr, "ticket-ledger board on http://%s/ (LEDGER_AUTH=%s)\n", ln.Addr(), cfg.Auth)
+	// The address line is what scripts and tests wait for: written at any
+	// LEDGER_LOG_LEVEL, in the log's format (a level on every line).
+	announce(log, fmt.Sprintf("ticket-ledger listening on http://%s/mcp (store %s)", ln.Addr(), cfg.Store))
+	announce(log, fmt.Sprintf("ticket-ledger board on http://%s/ (LEDGER_AUTH=%s)", ln.Addr(), cfg.Auth))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -149,9 +150,10 @@ func newService(cfg config, store board.Store, log *slog.Logger) (*board.Service
 // routes mounts the MCP server (built on first use), REST, the board and
 // the health check.
 func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) *app {
-	// The SDK logs every stateless connection at info: it shares our level
-	// (warn unless LEDGER_LOG_LEVEL says otherwise), under its own group.
-	sdkLog := slog.New(atLeast{log.Handler().WithGroup("mcp"), max(slog.LevelWarn, logLevel(os.Getenv))})
+	// The SDK logs every stateless connection at info, which would double
+	// the request lines: it logs at warn and above (debug when asked), under
+	// its own group.
+	sdkLog := slog.New(atLeast{log.Handler().WithGroup("mcp"), sdkLevel(logLevel(os.Getenv))})
 	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log})
 	// The OAuth authorization server, in required mode only: loopback mode
 	// has nobody to sign in and approve (docs/oauth.md).

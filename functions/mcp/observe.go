@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/ticket-ledger/ticket-ledger/internal/obs"
@@ -82,6 +83,15 @@ func apiGatewayRequestID(r *http.Request) string {
 	return ""
 }
 
+// sdkLevel is the go-sdk's minimum level: warn, or the configured level
+// when that is debug (to see what the SDK does).
+func sdkLevel(configured slog.Level) slog.Level {
+	if configured <= slog.LevelDebug {
+		return configured
+	}
+	return max(slog.LevelWarn, configured)
+}
+
 // atLeast raises a handler's minimum level: the go-sdk logs every stateless
 // connection at info, which would double the request lines.
 type atLeast struct {
@@ -99,4 +109,10 @@ func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h atLeast) WithGroup(name string) slog.Handler {
 	return atLeast{h.Handler.WithGroup(name), h.min}
+}
+
+// announce writes an info line whatever the level: the handler is called
+// directly, past the logger's level check.
+func announce(log *slog.Logger, msg string) {
+	_ = log.Handler().Handle(context.Background(), slog.NewRecord(time.Now(), slog.LevelInfo, msg, 0))
 }

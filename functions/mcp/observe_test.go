@@ -82,15 +82,12 @@ func serveWith(t *testing.T, bin, data string, env ...string) served {
 	return s
 }
 
-// requestLines are the server's request lines so far (JSON), and every
-// other JSON line; lines that are not JSON are the two startup lines.
+// requestLines are the server's request lines so far; every line of the
+// log must be JSON with a level, the startup lines included.
 func requestLines(t *testing.T, log string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
-		if strings.HasPrefix(l, "ticket-ledger ") {
-			continue // the startup lines scripts wait for
-		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("a log line that is not JSON: %q", l)
