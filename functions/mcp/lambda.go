@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -28,6 +29,10 @@ const envRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
 // template to this list.
 var deployedEnv = []string{envStore, envTable, envAuth, envRetention, envBaseURL, envAllowedOrigins, envEndpoint, envCreateTable,
 	envSerializeWrites, envStateMachine}
+
+// lambdaStdout is where the function writes its EMF lines: Lambda sends
+// stdout to the function's log group.
+var lambdaStdout io.Writer = os.Stdout
 
 func inLambda() bool { return os.Getenv(envRuntimeAPI) != "" }
 
@@ -102,7 +107,7 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 		return nil, errors.New("in Lambda every request needs a credential (LEDGER_AUTH=required): the function is reachable from the internet, " +
 			"so the credential-free loopback mode is refused")
 	}
-	cfg.metricsOut = metricsWriter(getenv, os.Stdout)
+	cfg.metricsOut = metricsWriter(getenv, lambdaStdout)
 	store := openInBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {
 		return openStore(ctx, cfg, log, early)
 	}, log)
