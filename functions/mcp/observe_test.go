@@ -303,16 +303,25 @@ func TestRequestLogLines(t *testing.T) {
 	if len(emf) != len(lines) {
 		t.Fatalf("%d EMF lines for %d requests", len(emf), len(lines))
 	}
-	for i, e := range emf {
-		if e.Members["request_id"] != lines[i]["request_id"] {
-			t.Errorf("EMF line %d is for %v, the log line for %v", i, e.Members["request_id"], lines[i]["request_id"])
-		}
+	// Matched by request id: each line is written when its request ends.
+	byID := map[any]obstest.EMF{}
+	for _, e := range emf {
+		byID[e.Members["request_id"]] = e
 	}
-	replay := emf[5]
-	if replay.Members[obs.DimOperation] != "create_ticket" || replay.Value(obs.MetricReplays) != 1 {
+	metricsOf := func(i int) obstest.EMF {
+		e, ok := byID[lines[i]["request_id"]]
+		if !ok {
+			t.Fatalf("no EMF line for request %v", lines[i]["request_id"])
+		}
+		return e
+	}
+	for i := range lines {
+		metricsOf(i)
+	}
+	if replay := metricsOf(5); replay.Members[obs.DimOperation] != "create_ticket" || replay.Value(obs.MetricReplays) != 1 {
 		t.Errorf("the replay's metrics: %v", replay.Members)
 	}
-	if emf[6].Value(obs.MetricMismatches) != 1 || emf[7].Value(obs.MetricPolicyRefusals) != 1 {
-		t.Errorf("mismatch and refusal metrics: %v %v", emf[6].Members, emf[7].Members)
+	if metricsOf(6).Value(obs.MetricMismatches) != 1 || metricsOf(7).Value(obs.MetricPolicyRefusals) != 1 {
+		t.Errorf("mismatch and refusal metrics: %v %v", metricsOf(6).Members, metricsOf(7).Members)
 	}
 }
