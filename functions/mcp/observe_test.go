@@ -243,6 +243,15 @@ func TestRequestLogLines(t *testing.T) {
 	do(rest)
 	expect("rest replay", map[string]any{"surface": "rest", "status": 201, "replayed": true})
 
+	imp := call{method: "POST", path: "/api/v1/workspaces/inbox/imports", token: personToken, contentType: "application/json",
+		body: `{"tickets":[{"title":"imported one"},{"title":"imported two"}]}`, headers: map[string]string{"Idempotency-Key": "obs-import-1"}}
+	if resp, body := do(imp); resp.StatusCode != 202 {
+		t.Fatalf("REST import: %d %s", resp.StatusCode, body)
+	}
+	if l := expect("rest import", map[string]any{"surface": "rest", "route": "POST /api/v1/workspaces/{slug}/imports", "status": 202}); l["task_id"] == nil || l["task_id"] == "" {
+		t.Errorf("an import's line names no task: %v", l)
+	}
+
 	resp, _ := do(call{method: "POST", path: "/signin", contentType: "application/x-www-form-urlencoded",
 		body: url.Values{"handle": {"alice"}, "password": {password}}.Encode()})
 	expect("sign-in", map[string]any{"surface": "web", "route": "POST /signin", "status": resp.StatusCode})

@@ -28,12 +28,11 @@ func Observe(ctx context.Context, out any, err error) {
 	}
 	switch v := out.(type) {
 	case ImportResult:
-		if v.Replayed {
-			obs.SetReplayed(ctx)
-		}
 		obs.SetTaskID(ctx, v.TaskID)
 	case TaskView:
 		obs.SetTaskID(ctx, v.TaskID)
+	case CancelTaskResult:
+		obs.SetTaskID(ctx, v.Task.TaskID)
 	}
 }
 
