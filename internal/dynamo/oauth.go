@@ -424,34 +424,11 @@ func (s *Store) ListOAuthGrants(ctx context.Context, handle string, now time.Tim
 // RevokeOAuthGrant is one conditional UpdateItem that keeps a first
 // revocation.
 func (s *Store) RevokeOAuthGrant(ctx context.Context, id string, at time.Time) error {
-	c, err := s.updateOne(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       oauthGrantKey(id),
-		UpdateExpression:          aws.String("SET #r = if_not_exists(#r, :at)"),
-		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  map[string]string{"#r": attrRevokedAt, "#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(orderTime(at))},
-	})
-	if err != nil {
-		return err
-	}
-	if c.failedAt(0) {
-		return board.ErrNotFound
-	}
-	return nil
+	return s.revokeItem(ctx, oauthGrantKey(id), at)
 }
 
 // TouchOAuthGrant is one conditional UpdateItem; a refused condition is the
 // no-op the contract asks for.
 func (s *Store) TouchOAuthGrant(ctx context.Context, id string, at, staleBefore time.Time) error {
-	_, err := s.updateOne(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.table),
-		Key:                      oauthGrantKey(id),
-		UpdateExpression:         aws.String("SET #u = :at"),
-		ConditionExpression:      aws.String("attribute_exists(#pk) AND (attribute_not_exists(#u) OR #u <= :stale)"),
-		ExpressionAttributeNames: map[string]string{"#u": attrLastUsed, "#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(orderTime(at)),
-			":stale": str(orderTime(staleBefore))},
-	})
-	return err
+	return s.touchItem(ctx, oauthGrantKey(id), at, staleBefore)
 }

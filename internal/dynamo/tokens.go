@@ -141,36 +141,13 @@ func sortTokens(ts []board.APIToken) {
 
 // RevokeToken is one conditional UpdateItem that keeps a first revocation.
 func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error {
-	c, err := s.updateOne(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       tokenKey(id),
-		UpdateExpression:          aws.String("SET #r = if_not_exists(#r, :at)"),
-		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  map[string]string{"#r": attrRevokedAt, "#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(orderTime(at))},
-	})
-	if err != nil {
-		return err
-	}
-	if c.failedAt(0) {
-		return board.ErrNotFound
-	}
-	return nil
+	return s.revokeItem(ctx, tokenKey(id), at)
 }
 
 // TouchToken is one conditional UpdateItem; a refused condition (a use
 // recorded meanwhile, or no such token) is the no-op the contract asks for.
 func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
-	_, err := s.updateOne(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.table),
-		Key:                      tokenKey(id),
-		UpdateExpression:         aws.String("SET #u = :at"),
-		ConditionExpression:      aws.String("attribute_exists(#pk) AND (attribute_not_exists(#u) OR #u <= :stale)"),
-		ExpressionAttributeNames: map[string]string{"#u": attrLastUsed, "#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(orderTime(at)),
-			":stale": str(orderTime(staleBefore))},
-	})
-	return err
+	return s.touchItem(ctx, tokenKey(id), at, staleBefore)
 }
 
 // updateOne sends one UpdateItem (half the write capacity of a one-item
