@@ -272,6 +272,17 @@ func TestRequestLogLines(t *testing.T) {
 	}
 	expect("board error page", map[string]any{"surface": "web", "route": "GET /tickets/inbox-999", "status": 404, "error_code": "not_found"})
 
+	// A board form posted twice (a double click, a resubmitted form): the
+	// second line says replayed, as MCP's and REST's do.
+	form := url.Values{"request_id": {"obs-form-1"}, "title": {"from the board"}}.Encode()
+	for i, replayed := range []bool{false, true} {
+		resp, _ := do(call{method: "POST", path: "/w/inbox/tickets", cookie: cookie, contentType: "application/x-www-form-urlencoded", body: form})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("board form post %d: %d", i+1, resp.StatusCode)
+		}
+		expect("board form post", map[string]any{"surface": "web", "route": "POST /w/inbox/tickets", "author": "human:alice", "status": 303, "replayed": replayed})
+	}
+
 	do(call{method: "GET", path: "/.well-known/oauth-authorization-server"})
 	expect("oauth metadata", map[string]any{"surface": "oauth", "route": "GET /.well-known/oauth-authorization-server", "status": 200})
 	const authCode, verifier = "tlc_not-a-real-code-but-secret", "verifier-secret-0123456789-abcdefghijklmnopqrstuvwxyz"

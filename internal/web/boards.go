@@ -186,6 +186,7 @@ func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
 	in := board.CreateWorkspaceInput{RequestID: r.PostFormValue("request_id"), Slug: strings.TrimSpace(r.PostFormValue("slug")),
 		Name: strings.TrimSpace(r.PostFormValue("name")), AIPolicy: board.AIPolicy(r.PostFormValue("ai_policy"))}
 	res, err := s.cfg.Service.CreateWorkspace(r.Context(), in)
+	board.Observe(r.Context(), res, err) // the request's log line: replayed, or the error
 	if err != nil {
 		s.showHome(w, r, statusOf(err), message(err))
 		return
@@ -215,7 +216,9 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	policy := board.AIPolicy(r.PostFormValue("ai_policy"))
 	in := board.UpdateWorkspaceInput{RequestID: r.PostFormValue("request_id"), Workspace: r.PathValue("slug"), Name: &name, AIPolicy: &policy}
-	if _, err := s.cfg.Service.UpdateWorkspace(r.Context(), in); err != nil {
+	res, err := s.cfg.Service.UpdateWorkspace(r.Context(), in)
+	board.Observe(r.Context(), res, err)
+	if err != nil {
 		s.showSettings(w, r, statusOf(err), message(err))
 		return
 	}

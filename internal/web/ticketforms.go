@@ -62,6 +62,7 @@ func (s *Server) createTicket(w http.ResponseWriter, r *http.Request) {
 		Links:     parseLinks(r.PostFormValue("links")),
 	}
 	res, err := s.cfg.Service.CreateTicket(r.Context(), in)
+	board.Observe(r.Context(), res, err) // the request's log line: replayed, or the error
 	if err != nil {
 		s.showBoard(w, r, slug, statusOf(err), message(err))
 		return
@@ -95,7 +96,9 @@ func (s *Server) editTicket(w http.ResponseWriter, r *http.Request) {
 		}
 		in.Links = &parsed
 	}
-	if _, err := s.cfg.Service.UpdateTicket(r.Context(), in); err != nil {
+	res, err := s.cfg.Service.UpdateTicket(r.Context(), in)
+	board.Observe(r.Context(), res, err)
+	if err != nil {
 		s.showTicket(w, r, id, statusOf(err), message(err))
 		return
 	}
@@ -107,7 +110,9 @@ func (s *Server) moveTicket(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	in := board.MoveTicketInput{RequestID: r.PostFormValue("request_id"), ID: id,
 		Status: board.Status(r.PostFormValue("status")), Reason: strings.TrimSpace(r.PostFormValue("reason"))}
-	if _, err := s.cfg.Service.MoveTicket(r.Context(), in); err != nil {
+	res, err := s.cfg.Service.MoveTicket(r.Context(), in)
+	board.Observe(r.Context(), res, err)
+	if err != nil {
 		s.showTicket(w, r, id, statusOf(err), message(err))
 		return
 	}
@@ -118,7 +123,9 @@ func (s *Server) moveTicket(w http.ResponseWriter, r *http.Request) {
 func (s *Server) addNote(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	in := board.AddNoteInput{RequestID: r.PostFormValue("request_id"), ID: id, Body: r.PostFormValue("body")}
-	if _, err := s.cfg.Service.AddNote(r.Context(), in); err != nil {
+	res, err := s.cfg.Service.AddNote(r.Context(), in)
+	board.Observe(r.Context(), res, err)
+	if err != nil {
 		s.showTicket(w, r, id, statusOf(err), message(err))
 		return
 	}
