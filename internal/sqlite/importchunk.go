@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
@@ -40,6 +41,12 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 			return err
 		}
 		defer st.close()
+		// The tickets go in with one statement after the loop: each INSERT
+		// that fires the tickets' triggers opens a statement journal, and
+		// at each one the text search index (FTS5) flushes what it holds to
+		// a new segment and merges; one statement per chunk makes that one
+		// flush instead of one per row (docs/benchmarks.md).
+		var tickets [][]any
 		imported := 0
 		for _, row := range tx.Rows {
 			var live int
@@ -59,9 +66,7 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 			if err != nil {
 				return err
 			}
-			if _, err := st.ticket.ExecContext(ctx, args...); err != nil {
-				return err
-			}
+			tickets = append(tickets, args)
 			ev, err := json.Marshal(plan.Event)
 			if err != nil {
 				return err
@@ -77,6 +82,9 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 			}
 			imported++
 		}
+		if err := insertTickets(ctx, dbtx, tickets); err != nil {
+			return err
+		}
 		if _, err := dbtx.ExecContext(ctx, `UPDATE workspaces SET last_number = ? WHERE slug = ?`, last, tx.Task.Workspace); err != nil {
 			return err
 		}
@@ -88,7 +96,7 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 
 // importStatements are the per-row statements of a chunk.
 type importStatements struct {
-	live, ticket, event, record *sql.Stmt
+	live, event, record *sql.Stmt
 }
 
 func prepareImport(ctx context.Context, tx *sql.Tx) (*importStatements, error) {
@@ -103,9 +111,6 @@ func prepareImport(ctx context.Context, tx *sql.Tx) (*importStatements, error) {
 		return s
 	}
 	st.live = prep(`SELECT 1 FROM requests WHERE principal = ? AND request_id = ? AND expires_at > ?`)
-	// As CreateTicket inserts it; the tickets' triggers keep the counts,
-	// the tag index and the text search index.
-	st.ticket = prep(`INSERT INTO tickets (` + ticketColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	st.event = prep(`INSERT INTO events (id, workspace, ticket_id, data) VALUES (?, ?, ?, ?)`)
 	// REPLACE: a record under the key has expired (a live one was skipped).
 	st.record = prep(`INSERT OR REPLACE INTO requests (principal, request_id, tool, fingerprint, args, status, result, created_at, expires_at)
@@ -118,9 +123,30 @@ func prepareImport(ctx context.Context, tx *sql.Tx) (*importStatements, error) {
 }
 
 func (st *importStatements) close() {
-	for _, s := range []*sql.Stmt{st.live, st.ticket, st.event, st.record} {
+	for _, s := range []*sql.Stmt{st.live, st.event, st.record} {
 		if s != nil {
 			s.Close()
 		}
 	}
+}
+
+// insertTickets inserts rows of ticketArgs as CreateTicket does (the
+// tickets' triggers keep the counts, the tag index and the text search
+// index), in as few statements as SQLite's limit on bound values allows.
+func insertTickets(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	const maxValues = 32766 // SQLITE_MAX_VARIABLE_NUMBER's default
+	for len(rows) > 0 {
+		n := min(len(rows), maxValues/len(rows[0]))
+		placeholders := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(rows[0])), ", ") + ")"
+		args := make([]any, 0, n*len(rows[0]))
+		for _, r := range rows[:n] {
+			args = append(args, r...)
+		}
+		q := `INSERT INTO tickets (` + ticketColumns + `) VALUES ` + strings.TrimSuffix(strings.Repeat(placeholders+", ", n), ", ")
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
 }

@@ -257,6 +257,21 @@ func testChunkImportsAll(t *testing.T, f *fixture) {
 	if len(tagged.Tickets) != 100 || !tagged.More || tagged.Tickets[0].Number != total+1 {
 		t.Errorf("listing by the rows' tag: %d tickets (more: %v), want the newest 100 of %d imported", len(tagged.Tickets), tagged.More, total)
 	}
+	// And by text search: every row's title is in the search index.
+	for _, i := range []int{0, 137, total - 1} {
+		found, err := f.s.ListTickets(f.ctx, board.TicketQuery{Workspace: "inbox", Query: fmt.Sprintf("imported %d", i), Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("inbox-%d", i+2)
+		hit := false
+		for _, tk := range found.Tickets {
+			hit = hit || tk.ID == want
+		}
+		if !hit {
+			t.Errorf("searching %q: %d tickets, none is %s", fmt.Sprintf("imported %d", i), len(found.Tickets), want)
+		}
+	}
 	// The next create continues after the import.
 	if plan := f.create("inbox", "after"); plan.Ticket.Number != total+2 {
 		t.Errorf("create after the import got number %d, want %d", plan.Ticket.Number, total+2)
