@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +25,13 @@ func TestMigrateVersion0(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := old.Exec(schema); err != nil {
+	// The first release's schema, frozen as it shipped: the live schema
+	// constant may change, a file written by that release cannot.
+	v0, err := os.ReadFile(filepath.Join("testdata", "schema_v0.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(string(v0)); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range board.DefaultWorkspaces() {
@@ -169,5 +177,18 @@ func TestMigrateVersion0(t *testing.T) {
 	defer again.Close()
 	if w, _ := again.GetWorkspace(ctx, "inbox"); w.Counts[board.StatusDoing] != 1 {
 		t.Errorf("counts after reopening: %v", w.Counts)
+	}
+}
+
+// TestVersion0IsFrozen: a fresh file is made as version 0 and then
+// migrated, so version 0 must stay what the first release wrote; a change
+// belongs in a new migration step.
+func TestVersion0IsFrozen(t *testing.T) {
+	v0, err := os.ReadFile(filepath.Join("testdata", "schema_v0.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(v0)) != strings.TrimSpace(schema) {
+		t.Fatal("the schema constant differs from testdata/schema_v0.sql, the first release's schema: add a migration step instead of changing version 0")
 	}
 }
