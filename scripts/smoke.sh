@@ -26,9 +26,13 @@ base=${1%/}
 base=${base%/mcp}
 token=$2
 command -v curl >/dev/null || { echo "smoke.sh needs curl" >&2; exit 2; }
-# SMOKE_JSON=python3 reads JSON with python3 even where jq is installed.
+# SMOKE_JSON=python3 reads JSON with python3 even where jq is installed;
+# SMOKE_JSON=jq insists on jq.
 if [ "${SMOKE_JSON:-}" = python3 ]; then
   json=python3
+elif [ "${SMOKE_JSON:-}" = jq ]; then
+  command -v jq >/dev/null || { echo "smoke.sh: SMOKE_JSON=jq but jq is not installed" >&2; exit 2; }
+  json=jq
 elif command -v jq >/dev/null; then
   json=jq
 elif command -v python3 >/dev/null; then

@@ -35,7 +35,7 @@ func TestSmokeScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")
 	}
-	for _, tool := range []string{"bash", "curl"} {
+	for _, tool := range []string{"bash", "curl", "jq", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("scripts/smoke.sh needs %s: %v", tool, err)
 		}
@@ -69,8 +69,10 @@ func TestSmokeScript(t *testing.T) {
 		}
 	}
 
+	// jq is named, not defaulted to: without jq the script would fall back
+	// to python3 and this case would not test what it says.
 	t.Run("person token, jq", func(t *testing.T) {
-		out, code := runSmoke(t, nil, s.base, token())
+		out, code := runSmoke(t, []string{"SMOKE_JSON=jq"}, s.base, token())
 		if code != 0 {
 			t.Errorf("exit %d", code)
 		}
