@@ -42,6 +42,22 @@ func TestLambdaEmulatorLogsAndMetrics(t *testing.T) {
 	}
 	defer emu.Stop()
 
+	// The store opens in the background (creating the table on a cold
+	// moto can take a while on a loaded machine): /healthz answers 503
+	// until it is open. Wait for that first, under other request ids.
+	open := time.Now().Add(time.Minute)
+	for i := 0; ; i++ {
+		ev := lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/healthz", nil, nil)
+		ev.RequestContext.RequestID = fmt.Sprintf("ObsRieWarm%d=", i)
+		resp, err := emu.Invoke(ctx, ev)
+		if err == nil && resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(open) {
+			t.Fatalf("healthz never answered 200 within a minute: %v %+v", err, resp)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	ev := lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/healthz", nil, nil)
 	ev.RequestContext.RequestID = "ObsRieReq1="
 	resp, err := emu.Invoke(ctx, ev)
