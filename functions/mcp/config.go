@@ -71,6 +71,9 @@ type config struct {
 	tasks taskRunnerState
 	// metricsOut receives EMF lines (LEDGER_METRICS=emf); nil: none.
 	metricsOut io.Writer
+	// passwordChecked, if set, is called before each sign-in's password
+	// check: tests count the checks with it.
+	passwordChecked func()
 }
 
 func loadConfig(getenv func(string) string) (config, error) {

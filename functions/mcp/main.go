@@ -154,7 +154,7 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	// the request lines: it logs at warn and above (debug when asked), under
 	// its own group.
 	sdkLog := slog.New(atLeast{log.Handler().WithGroup("mcp"), sdkLevel(logLevel(os.Getenv))})
-	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log})
+	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log, OnPasswordCheck: cfg.passwordChecked})
 	// The OAuth authorization server, in required mode only: loopback mode
 	// has nobody to sign in and approve (docs/oauth.md).
 	var authServer *oauth.Server

@@ -35,12 +35,20 @@ func (s *openingStore) ListPeople(ctx context.Context) ([]board.Person, error) {
 	return st.ListPeople(ctx)
 }
 
-func (s *openingStore) SetPersonDisabled(ctx context.Context, handle string, disabled bool) error {
+func (s *openingStore) SetPersonDisabled(ctx context.Context, handle string, disabled bool, ev board.PersonEvent) error {
 	st, err := s.get(ctx)
 	if err != nil {
 		return err
 	}
-	return st.SetPersonDisabled(ctx, handle, disabled)
+	return st.SetPersonDisabled(ctx, handle, disabled, ev)
+}
+
+func (s *openingStore) ListPersonEvents(ctx context.Context, handle string, limit int) ([]board.PersonEvent, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.ListPersonEvents(ctx, handle, limit)
 }
 
 func (s *openingStore) CreateInvitation(ctx context.Context, inv board.Invitation) error {
@@ -107,20 +115,20 @@ func (s *openingStore) DeleteSession(ctx context.Context, idHash string) error {
 	return st.DeleteSession(ctx, idHash)
 }
 
-func (s *openingStore) RecordSignInFailure(ctx context.Context, handle string, at, keepUntil time.Time) error {
+func (s *openingStore) ReserveSignInAttempt(ctx context.Context, handle string, a board.SignInAttempt, since time.Time, limit int) (int, bool, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return -1, false, err
+	}
+	return st.ReserveSignInAttempt(ctx, handle, a, since, limit)
+}
+
+func (s *openingStore) ReleaseSignInAttempt(ctx context.Context, handle string, slot int, id string) error {
 	st, err := s.get(ctx)
 	if err != nil {
 		return err
 	}
-	return st.RecordSignInFailure(ctx, handle, at, keepUntil)
-}
-
-func (s *openingStore) CountSignInFailures(ctx context.Context, handle string, since time.Time, limit int) (int, error) {
-	st, err := s.get(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return st.CountSignInFailures(ctx, handle, since, limit)
+	return st.ReleaseSignInAttempt(ctx, handle, slot, id)
 }
 
 func (s *openingStore) CreateWorkspace(ctx context.Context, tx board.WorkspaceTx) (ledger.Record, error) {

@@ -21,7 +21,8 @@ const (
 	DefaultInvitationTTL = 7 * 24 * time.Hour
 	// A handle that failed to sign in MaxFailures times within
 	// FailureWindow is refused until the oldest of them leaves the window,
-	// without its password being checked.
+	// without its password being checked (on every instance: the attempts
+	// are reserved in the store).
 	MaxFailures   = 5
 	FailureWindow = 15 * time.Minute
 )
@@ -44,6 +45,9 @@ type Config struct {
 	InvitationTTL time.Duration    // 0: DefaultInvitationTTL
 	Now           func() time.Time // the clock; tests move it
 	Logger        *slog.Logger
+	// OnPasswordCheck, if set, is called each time a sign-in is about to
+	// check a password: tests count the (expensive) checks with it.
+	OnPasswordCheck func()
 }
 
 // Accounts holds the people use cases: adding, disabling, inviting, signing
@@ -54,6 +58,8 @@ type Accounts struct {
 	invitationTTL time.Duration
 	now           func() time.Time
 	log           *slog.Logger
+	addrs         *addrGate
+	onCheck       func()
 }
 
 // NewAccounts fills defaults.
@@ -71,7 +77,7 @@ func NewAccounts(cfg Config) *Accounts {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Accounts{store: cfg.Store, sessionTTL: cfg.SessionTTL, invitationTTL: cfg.InvitationTTL,
-		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger}
+		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger, addrs: newAddrGate(), onCheck: cfg.OnPasswordCheck}
 }
 
 // SessionTTL is how long a sign-in lasts.
@@ -284,7 +290,11 @@ func (a *Accounts) SetDisabled(ctx context.Context, handle string, disabled bool
 	if disabled && board.PrincipalFrom(ctx).Author == "human:"+handle {
 		return board.Errorf(board.CodeInvalid, "you cannot disable yourself; ask another admin")
 	}
-	err := a.store.SetPersonDisabled(ctx, handle, disabled)
+	ev := board.PersonEvent{Handle: handle, Type: board.PersonEnabled, Actor: board.PrincipalFrom(ctx).Author, At: a.now()}
+	if disabled {
+		ev.Type = board.PersonDisabled
+	}
+	err := a.store.SetPersonDisabled(ctx, handle, disabled, ev)
 	if errors.Is(err, board.ErrNotFound) {
 		return personNotFound(handle)
 	}
@@ -307,6 +317,15 @@ func (a *Accounts) InvitationFor(ctx context.Context, secret string) (board.Invi
 	if err != nil {
 		return inv, a.failure(err)
 	}
+	// A link made before the person's last password reset or disable is
+	// void (the store refuses to accept it too).
+	p, err := a.store.GetPerson(ctx, inv.Handle)
+	if errors.Is(err, board.ErrNotFound) || (err == nil && p.Voids(inv.CreatedAt)) {
+		return board.Invitation{}, invitationGone()
+	}
+	if err != nil {
+		return inv, a.failure(err)
+	}
 	return inv, nil
 }
 
@@ -314,24 +333,41 @@ func invitationGone() error {
 	return board.Errorf(board.CodeNotFound, "this invitation link has been used, has expired (links work for 7 days) or was revoked; ask an admin for a new one")
 }
 
-// AcceptInvitation sets the password the link was for, once.
-func (a *Accounts) AcceptInvitation(ctx context.Context, secret, password string) (board.Person, error) {
+// AcceptInvitation sets the password the link was for, once, and signs
+// the person in. Setting it ends every other session of the person and
+// voids their other invitation links (an attacker who held a session or an
+// older link loses it), and is recorded in the person's history.
+func (a *Accounts) AcceptInvitation(ctx context.Context, secret, password string) (SignedIn, error) {
 	if !wellFormedSecret(secret) {
-		return board.Person{}, invitationGone()
+		return SignedIn{}, invitationGone()
 	}
 	if err := ValidatePassword(password); err != nil {
-		return board.Person{}, err
+		return SignedIn{}, err
 	}
 	hash, err := HashPassword(ctx, password)
 	if err != nil {
-		return board.Person{}, a.failure(err)
+		return SignedIn{}, a.failure(err)
 	}
-	p, err := a.store.AcceptInvitation(ctx, HashSecret(secret), hash, a.now())
+	now := a.now()
+	p, err := a.store.AcceptInvitation(ctx, HashSecret(secret), hash, now)
 	if errors.Is(err, board.ErrNotFound) {
-		return p, invitationGone()
+		return SignedIn{}, invitationGone()
 	}
 	if err != nil {
-		return p, a.failure(err)
+		return SignedIn{}, a.failure(err)
 	}
-	return p, nil
+	return a.openSession(ctx, p, now)
+}
+
+// PersonHistory is a person's account history, newest first: who set a
+// password, disabled or enabled the account, and when. Admins only.
+func (a *Accounts) PersonHistory(ctx context.Context, handle string) ([]board.PersonEvent, error) {
+	if board.PrincipalFrom(ctx).Role != board.RoleAdmin {
+		return nil, board.Errorf(board.CodeForbidden, "only admins see a person's account history")
+	}
+	evs, err := a.store.ListPersonEvents(ctx, handle, board.MaxPersonEvents)
+	if err != nil {
+		return nil, a.failure(err)
+	}
+	return evs, nil
 }

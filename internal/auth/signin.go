@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -13,11 +14,17 @@ import (
 // does not tell which handles exist.
 var ErrSignIn = board.Errorf(board.CodeForbidden, "wrong handle or password")
 
-// RateLimitedError is the answer once a handle failed too often.
+// RateLimitedError is the answer once a handle failed too often, or one
+// client address tried too often or too many at once. The text is the same
+// for every handle, known or not.
 type RateLimitedError struct{ RetryAfter time.Duration }
 
 func (e *RateLimitedError) Error() string {
-	return "too many failed sign-ins for this handle; try again in " + e.RetryAfter.Round(time.Minute).String()
+	wait := e.RetryAfter.Round(time.Second)
+	if wait < time.Second {
+		wait = time.Second
+	}
+	return "too many sign-in attempts; try again in " + wait.String()
 }
 
 // SignedIn is a new session: Secret goes into the cookie, and only its hash
@@ -28,20 +35,34 @@ type SignedIn struct {
 	ExpiresAt time.Time
 }
 
-// SignIn checks a handle and password and opens a session. After
-// MaxFailures failures within FailureWindow, a handle is refused without
-// its password being checked until the window moves on; every failure is
-// counted in the store, so the limit holds across instances.
-func (a *Accounts) SignIn(ctx context.Context, handle, password string) (SignedIn, error) {
+// SignIn checks a handle and password, sent from a client address, and
+// opens a session.
+//
+// Limits, checked before any password is: a client address may have one
+// check running and addrPerWindow per minute in this process (addrgate.go),
+// and a handle MaxFailures failed checks per FailureWindow on every
+// instance. The handle's attempt is reserved in the store before the hash
+// is computed and released only on success, so any number of concurrent
+// requests on any number of instances get at most MaxFailures wrong
+// passwords evaluated. A disabled person gets the answer of a wrong
+// password even with the right one (their attempt is not released), so the
+// form tells nobody which accounts are disabled.
+func (a *Accounts) SignIn(ctx context.Context, handle, password string, from netip.Addr) (SignedIn, error) {
 	now := a.now()
 	if board.ValidateHandle(handle) != nil || len(password) > 4*MaxPassword {
 		return SignedIn{}, ErrSignIn
 	}
-	n, err := a.store.CountSignInFailures(ctx, handle, now.Add(-FailureWindow), MaxFailures)
+	leave, wait := a.addrs.enter(from, now)
+	if leave == nil {
+		return SignedIn{}, &RateLimitedError{RetryAfter: wait}
+	}
+	defer leave()
+	attempt := board.SignInAttempt{ID: NewSecret(), At: now, KeepUntil: now.Add(FailureWindow)}
+	slot, ok, err := a.store.ReserveSignInAttempt(ctx, handle, attempt, now.Add(-FailureWindow), MaxFailures)
 	if err != nil {
 		return SignedIn{}, a.failure(err)
 	}
-	if n >= MaxFailures {
+	if !ok {
 		return SignedIn{}, &RateLimitedError{RetryAfter: FailureWindow}
 	}
 	p, err := a.store.GetPerson(ctx, handle)
@@ -52,19 +73,24 @@ func (a *Accounts) SignIn(ctx context.Context, handle, password string) (SignedI
 	if err != nil || hash == "" {
 		hash = dummyHash // same work as a real check, then refuse
 	}
-	ok, verr := VerifyPassword(ctx, password, hash)
+	if a.onCheck != nil {
+		a.onCheck()
+	}
+	right, verr := VerifyPassword(ctx, password, hash)
 	if verr != nil && !errors.Is(verr, errBadHash) {
 		return SignedIn{}, a.failure(verr)
 	}
-	if err != nil || p.PasswordHash == "" || !ok {
-		if rerr := a.store.RecordSignInFailure(ctx, handle, now, now.Add(FailureWindow)); rerr != nil {
-			return SignedIn{}, a.failure(rerr)
-		}
-		return SignedIn{}, ErrSignIn
+	if err != nil || p.PasswordHash == "" || !right || p.Disabled {
+		return SignedIn{}, ErrSignIn // the reserved attempt stays: it counts
 	}
-	if p.Disabled {
-		return SignedIn{}, board.Errorf(board.CodeForbidden, "this account is disabled; ask an admin")
+	if err := a.store.ReleaseSignInAttempt(ctx, handle, slot, attempt.ID); err != nil {
+		a.log.Warn("auth: releasing a sign-in attempt failed; it counts against the handle until it ages out", "err", err)
 	}
+	return a.openSession(ctx, p, now)
+}
+
+// openSession stores a new session of p made at now.
+func (a *Accounts) openSession(ctx context.Context, p board.Person, now time.Time) (SignedIn, error) {
 	secret := NewSecret()
 	ses := board.Session{IDHash: HashSecret(secret), Handle: p.Handle, CreatedAt: now, ExpiresAt: now.Add(a.sessionTTL)}
 	if err := a.store.CreateSession(ctx, ses); err != nil {
@@ -103,7 +129,12 @@ func (a *Accounts) sessionPerson(ctx context.Context, secret string) (board.Pers
 	if err != nil {
 		return board.Person{}, err
 	}
-	return a.ActivePerson(ctx, ses.Handle)
+	p, err := a.ActivePerson(ctx, ses.Handle)
+	if err == nil && p.Voids(ses.CreatedAt) {
+		// Made before a password reset or a disable: ended for good.
+		return board.Person{}, errNoSession
+	}
+	return p, err
 }
 
 // ActivePerson returns a person who may act now (exists, not disabled), or

@@ -29,7 +29,47 @@ type Person struct {
 	PasswordHash string    `json:"-"`
 	Disabled     bool      `json:"disabled"`
 	CreatedAt    time.Time `json:"created_at"`
+	// CredentialsNotBefore voids every session and invitation of the
+	// person made before it: setting a password and disabling move it to
+	// that moment, so a reset ends the sessions an attacker may hold, and
+	// enabling again revives none of them.
+	CredentialsNotBefore time.Time `json:"-"`
 }
+
+// Voids says whether a session or invitation made at created is void for
+// this person (made before the person's credentials were last reset).
+func (p Person) Voids(created time.Time) bool {
+	return created.Before(p.CredentialsNotBefore)
+}
+
+// PersonEventType names what happened to a person's account.
+type PersonEventType string
+
+const (
+	// PersonPasswordSet: the person set a password through an invitation
+	// link; their other sessions and invitations ended.
+	PersonPasswordSet PersonEventType = "person.password_set"
+	// PersonDisabled: an admin disabled the person; their sessions ended
+	// for good.
+	PersonDisabled PersonEventType = "person.disabled"
+	// PersonEnabled: an admin enabled the person again (no session comes
+	// back).
+	PersonEnabled PersonEventType = "person.enabled"
+)
+
+// PersonEvent is one entry of a person's account history: who did what to
+// the account, and when. It is written in the same transaction as the
+// change it records.
+type PersonEvent struct {
+	Handle string          `json:"handle"`
+	Type   PersonEventType `json:"type"`
+	Actor  string          `json:"actor"`
+	At     time.Time       `json:"at"`
+}
+
+// MaxPersonEvents is how many of a person's newest account events a read
+// returns.
+const MaxPersonEvents = 50
 
 // Author is how the person appears in tickets and history: human:<handle>.
 func (p Person) Author() string { return "human:" + p.Handle }

@@ -19,8 +19,14 @@ type PeopleStore interface {
 	GetPerson(ctx context.Context, handle string) (Person, error)
 	// ListPeople returns everyone, by handle.
 	ListPeople(ctx context.Context) ([]Person, error)
-	// SetPersonDisabled disables or re-enables a person; ErrNotFound.
-	SetPersonDisabled(ctx context.Context, handle string, disabled bool) error
+	// SetPersonDisabled disables or re-enables a person and records ev
+	// (whose Handle is the person's) in their history, atomically.
+	// Disabling also moves CredentialsNotBefore to ev.At, so no session
+	// made before it is ever valid again. ErrNotFound.
+	SetPersonDisabled(ctx context.Context, handle string, disabled bool, ev PersonEvent) error
+	// ListPersonEvents returns up to limit of a person's account events,
+	// newest first.
+	ListPersonEvents(ctx context.Context, handle string, limit int) ([]PersonEvent, error)
 
 	// CreateInvitation stores an invitation; ErrNotFound when the person
 	// does not exist. Storing one whose hash exists already changes
@@ -32,7 +38,11 @@ type PeopleStore interface {
 	ListInvitations(ctx context.Context, now time.Time) ([]Invitation, error)
 	// AcceptInvitation uses the invitation up and sets its person's
 	// password hash, atomically: of two calls with one invitation, one
-	// succeeds. ErrNotFound when the invitation is unknown, used or expired.
+	// succeeds. In the same transaction it moves the person's
+	// CredentialsNotBefore to now (ending their other sessions and voiding
+	// their other invitations) and records a PersonPasswordSet event by the
+	// person. ErrNotFound when the invitation is unknown, used, expired, or
+	// void (made before the person's CredentialsNotBefore).
 	AcceptInvitation(ctx context.Context, tokenHash, passwordHash string, now time.Time) (Person, error)
 	// DeleteInvitation revokes an invitation; deleting a missing one is no error.
 	DeleteInvitation(ctx context.Context, tokenHash string) error
@@ -44,12 +54,25 @@ type PeopleStore interface {
 	// DeleteSession signs a session out; deleting a missing one is no error.
 	DeleteSession(ctx context.Context, idHash string) error
 
-	// RecordSignInFailure notes a failed sign-in for handle at a time; the
-	// store may forget it after keepUntil.
-	RecordSignInFailure(ctx context.Context, handle string, at, keepUntil time.Time) error
-	// CountSignInFailures counts handle's failures after since, stopping
-	// at limit (the answer is at most limit).
-	CountSignInFailures(ctx context.Context, handle string, since time.Time, limit int) (int, error)
+	// ReserveSignInAttempt takes one of limit attempt slots of a handle
+	// before its password is checked, atomically across instances: a slot
+	// is free when it is empty or its attempt is not after since. It
+	// returns the slot taken, or ok false when every slot holds a newer
+	// attempt (the caller then refuses without checking the password).
+	// The store may forget an attempt after a.KeepUntil.
+	ReserveSignInAttempt(ctx context.Context, handle string, a SignInAttempt, since time.Time, limit int) (slot int, ok bool, err error)
+	// ReleaseSignInAttempt frees a slot after a successful sign-in, if it
+	// still holds the attempt with id; otherwise it does nothing.
+	ReleaseSignInAttempt(ctx context.Context, handle string, slot int, id string) error
+}
+
+// SignInAttempt is one reserved sign-in attempt: a random id (so a release
+// frees only its own slot), when it was made, and until when the store keeps
+// it.
+type SignInAttempt struct {
+	ID        string
+	At        time.Time
+	KeepUntil time.Time
 }
 
 // ErrExists is returned by stores when a person or workspace to be created

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,7 +18,8 @@ import (
 //	person              PEOPLE        / <handle>
 //	invitation          INV           / <token hash>
 //	session             SES#<id hash> / S
-//	sign-in failure     SIF#<handle>  / <time>#<random>
+//	sign-in attempt     SIF#<handle>  / SLOT#<n>
+//	account event       PEV#<handle>  / <time>#<random>
 //
 // People and invitations each live in one partition: listing them is one
 // Query, and there are as many as a team has people. Sessions have a
@@ -29,6 +31,8 @@ const (
 	pkInvitations    = "INV"
 	pkSessionPrefix  = "SES#"
 	pkFailuresPrefix = "SIF#"
+	pkPersonEvents   = "PEV#"
+	skSlotPrefix     = "SLOT#"
 	skSession        = "S"
 
 	attrHandle       = "handle"
@@ -36,11 +40,17 @@ const (
 	attrPasswordHash = "password_hash"
 	attrDisabled     = "disabled"
 	attrCreatedBy    = "created_by"
+	attrNotBefore    = "credentials_not_before"
+	attrAttempt      = "attempt"
+	attrAt           = "at"
+	attrActor        = "actor"
+	attrEventType    = "event_type"
 
 	typePerson     = "person"
 	typeInvitation = "invitation"
 	typeSession    = "session"
-	typeFailure    = "signin_failure"
+	typeFailure    = "signin_attempt"
+	typePersonEvt  = "person_event"
 )
 
 func personKey(handle string) map[string]types.AttributeValue { return key(pkPeople, handle) }
@@ -69,6 +79,9 @@ func personItem(p board.Person) map[string]types.AttributeValue {
 	item[attrPasswordHash] = str(p.PasswordHash)
 	item[attrDisabled] = boolean(p.Disabled)
 	item[attrCreatedAt] = str(orderTime(p.CreatedAt))
+	if !p.CredentialsNotBefore.IsZero() {
+		item[attrNotBefore] = str(orderTime(p.CredentialsNotBefore))
+	}
 	return item
 }
 
@@ -83,7 +96,12 @@ func decodePerson(item map[string]types.AttributeValue) (board.Person, error) {
 		p.Disabled = v.Value
 	}
 	var err error
-	p.CreatedAt, err = time.Parse(time.RFC3339Nano, getS(item, attrCreatedAt))
+	if p.CreatedAt, err = time.Parse(time.RFC3339Nano, getS(item, attrCreatedAt)); err != nil {
+		return p, err
+	}
+	if nb := getS(item, attrNotBefore); nb != "" {
+		p.CredentialsNotBefore, err = time.Parse(time.RFC3339Nano, nb)
+	}
 	return p, err
 }
 
@@ -198,15 +216,22 @@ func (s *Store) ListPeople(ctx context.Context) ([]board.Person, error) {
 }
 
 // SetPersonDisabled is one conditional UpdateItem.
-func (s *Store) SetPersonDisabled(ctx context.Context, handle string, disabled bool) error {
+func (s *Store) SetPersonDisabled(ctx context.Context, handle string, disabled bool, ev board.PersonEvent) error {
+	update, values := "SET #d = :d", map[string]types.AttributeValue{":d": boolean(disabled)}
+	names := map[string]string{"#d": attrDisabled, "#pk": attrPK}
+	if disabled {
+		update += ", #nb = :nb"
+		names["#nb"] = attrNotBefore
+		values[":nb"] = str(orderTime(ev.At))
+	}
 	failed, err := s.writeOnce(ctx, []types.TransactWriteItem{{Update: &types.Update{
 		TableName:                 aws.String(s.table),
 		Key:                       personKey(handle),
-		UpdateExpression:          aws.String("SET #d = :d"),
+		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  map[string]string{"#d": attrDisabled, "#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":d": boolean(disabled)},
-	}}})
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}}, s.put(personEventItem(ev), "", nil, nil, false)})
 	if err != nil {
 		return err
 	}
@@ -214,6 +239,43 @@ func (s *Store) SetPersonDisabled(ctx context.Context, handle string, disabled b
 		return board.ErrNotFound
 	}
 	return nil
+}
+
+func personEventItem(ev board.PersonEvent) map[string]types.AttributeValue {
+	item := key(pkPersonEvents+ev.Handle, orderTime(ev.At)+"#"+newTxID())
+	item[attrType] = str(typePersonEvt)
+	item[attrHandle] = str(ev.Handle)
+	item[attrEventType] = str(string(ev.Type))
+	item[attrActor] = str(ev.Actor)
+	item[attrAt] = str(orderTime(ev.At))
+	return item
+}
+
+// ListPersonEvents is one Query of the person's event partition, newest
+// first.
+func (s *Store) ListPersonEvents(ctx context.Context, handle string, limit int) ([]board.PersonEvent, error) {
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkPersonEvents + handle)},
+		ConsistentRead:            aws.Bool(true),
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	evs := make([]board.PersonEvent, 0, len(out.Items))
+	for _, item := range out.Items {
+		at, err := time.Parse(time.RFC3339Nano, getS(item, attrAt))
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, board.PersonEvent{Handle: getS(item, attrHandle), Type: board.PersonEventType(getS(item, attrEventType)),
+			Actor: getS(item, attrActor), At: at})
+	}
+	return evs, nil
 }
 
 // CreateInvitation puts the invitation on the condition that its person exists.
@@ -281,7 +343,14 @@ func (s *Store) AcceptInvitation(ctx context.Context, tokenHash, passwordHash st
 		return board.Person{}, board.ErrNotFound
 	}
 	handle := getS(item, attrHandle)
-	failed, err := s.writeOnce(ctx, []types.TransactWriteItem{
+	// The person's other invitations are void from now on (the person
+	// record says so); they are deleted in the same transaction, so no
+	// list shows them, up to what one transaction holds.
+	others, err := s.ListInvitations(ctx, now)
+	if err != nil {
+		return board.Person{}, err
+	}
+	items := []types.TransactWriteItem{
 		{Delete: &types.Delete{
 			TableName:                 aws.String(s.table),
 			Key:                       invitationKey(tokenHash),
@@ -289,15 +358,24 @@ func (s *Store) AcceptInvitation(ctx context.Context, tokenHash, passwordHash st
 			ExpressionAttributeNames:  map[string]string{"#exp": attrExpiresNS},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(now.UnixNano())},
 		}},
+		// An invitation made before the person's last reset is void.
 		{Update: &types.Update{
-			TableName:                 aws.String(s.table),
-			Key:                       personKey(handle),
-			UpdateExpression:          aws.String("SET #h = :h"),
-			ConditionExpression:       aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames:  map[string]string{"#h": attrPasswordHash, "#pk": attrPK},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":h": str(passwordHash)},
+			TableName:                aws.String(s.table),
+			Key:                      personKey(handle),
+			UpdateExpression:         aws.String("SET #h = :h, #nb = :now"),
+			ConditionExpression:      aws.String("attribute_exists(#pk) AND (attribute_not_exists(#nb) OR #nb <= :created)"),
+			ExpressionAttributeNames: map[string]string{"#h": attrPasswordHash, "#pk": attrPK, "#nb": attrNotBefore},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":h": str(passwordHash), ":now": str(orderTime(now)),
+				":created": str(getS(item, attrCreatedAt))},
 		}},
-	})
+		s.put(personEventItem(board.PersonEvent{Handle: handle, Type: board.PersonPasswordSet, Actor: "human:" + handle, At: now}), "", nil, nil, false),
+	}
+	for _, inv := range others {
+		if inv.Handle == handle && inv.TokenHash != tokenHash && len(items) < chunkItems {
+			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: invitationKey(inv.TokenHash)}})
+		}
+	}
+	failed, err := s.writeOnce(ctx, items)
 	if err != nil {
 		return board.Person{}, err
 	}
@@ -355,29 +433,40 @@ func (s *Store) DeleteSession(ctx context.Context, idHash string) error {
 	return s.deleteItem(ctx, sessionKey(idHash))
 }
 
-// RecordSignInFailure puts one item per failure, freed by TTL.
-func (s *Store) RecordSignInFailure(ctx context.Context, handle string, at, keepUntil time.Time) error {
-	item := key(pkFailuresPrefix+handle, orderTime(at)+"#"+newTxID())
-	item[attrType] = str(typeFailure)
-	expiring(item, keepUntil)
-	_, err := s.writeOnce(ctx, []types.TransactWriteItem{s.put(item, "", nil, nil, false)})
+// ReserveSignInAttempt tries the handle's slots in turn, each a put on
+// the condition that the slot is empty or holds an attempt not after
+// since: usually the first succeeds (one request); a handle under attack
+// costs up to limit requests, then none is free.
+func (s *Store) ReserveSignInAttempt(ctx context.Context, handle string, a board.SignInAttempt, since time.Time, limit int) (int, bool, error) {
+	for n := 0; n < limit; n++ {
+		item := key(pkFailuresPrefix+handle, slotKey(n))
+		item[attrType] = str(typeFailure)
+		item[attrAttempt] = str(a.ID)
+		item[attrAt] = str(orderTime(a.At))
+		expiring(item, a.KeepUntil)
+		failed, err := s.writeOnce(ctx, []types.TransactWriteItem{s.put(item, "attribute_not_exists(#pk) OR #at <= :since",
+			map[string]string{"#pk": attrPK, "#at": attrAt}, map[string]types.AttributeValue{":since": str(orderTime(since))}, false)})
+		if err != nil {
+			return -1, false, err
+		}
+		if failed < 0 {
+			return n, true, nil
+		}
+	}
+	return -1, false, nil
+}
+
+// ReleaseSignInAttempt deletes the slot on the condition that it still
+// holds the attempt.
+func (s *Store) ReleaseSignInAttempt(ctx context.Context, handle string, slot int, id string) error {
+	_, err := s.writeOnce(ctx, []types.TransactWriteItem{{Delete: &types.Delete{
+		TableName:                 aws.String(s.table),
+		Key:                       key(pkFailuresPrefix+handle, slotKey(slot)),
+		ConditionExpression:       aws.String("#a = :a"),
+		ExpressionAttributeNames:  map[string]string{"#a": attrAttempt},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":a": str(id)},
+	}}})
 	return err
 }
 
-// CountSignInFailures is one consistent Query that counts (Select COUNT)
-// the handle's failures after since, reading at most limit items.
-func (s *Store) CountSignInFailures(ctx context.Context, handle string, since time.Time, limit int) (int, error) {
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		KeyConditionExpression:    aws.String("#pk = :pk AND #sk > :since"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkFailuresPrefix + handle), ":since": str(orderTime(since))},
-		ConsistentRead:            aws.Bool(true),
-		Select:                    types.SelectCount,
-		Limit:                     aws.Int32(int32(limit)),
-	})
-	if err != nil {
-		return 0, err
-	}
-	return int(min(out.Count, int32(limit))), nil
-}
+func slotKey(n int) string { return skSlotPrefix + strconv.Itoa(n) }

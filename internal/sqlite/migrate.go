@@ -43,6 +43,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.write.ExecContext(ctx, peopleSchema); err != nil {
 		return err
 	}
+	if err := s.addPeopleColumns(ctx); err != nil {
+		return err
+	}
 	if _, err := s.write.ExecContext(ctx, tokenSchema); err != nil {
 		return err
 	}
@@ -206,6 +209,35 @@ func migrateBoundedReads(ctx context.Context, tx *sql.Tx) error {
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%w\n%s", err, q)
+		}
+	}
+	return nil
+}
+
+// addPeopleColumns adds peopleColumnsAdded where a file lacks them.
+func (s *Store) addPeopleColumns(ctx context.Context) error {
+	have := map[string]bool{}
+	rows, err := s.write.QueryContext(ctx, `SELECT name FROM pragma_table_info('people')`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		have[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, c := range peopleColumnsAdded {
+		if !have[c.name] {
+			if _, err := s.write.ExecContext(ctx, `ALTER TABLE people ADD COLUMN `+c.name+` `+c.def); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -25,13 +25,30 @@ CREATE TABLE IF NOT EXISTS sessions (
 	expires_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at);
-CREATE TABLE IF NOT EXISTS sign_in_failures (
+DROP TABLE IF EXISTS sign_in_failures;
+CREATE TABLE IF NOT EXISTS sign_in_slots (
 	handle     TEXT NOT NULL,
+	slot       INTEGER NOT NULL,
+	attempt    TEXT NOT NULL,
 	at         TEXT NOT NULL,
-	keep_until TEXT NOT NULL
+	keep_until TEXT NOT NULL,
+	PRIMARY KEY (handle, slot)
 );
-CREATE INDEX IF NOT EXISTS sign_in_failures_by_handle ON sign_in_failures (handle, at);
+CREATE TABLE IF NOT EXISTS person_events (
+	handle TEXT NOT NULL,
+	at     TEXT NOT NULL,
+	type   TEXT NOT NULL,
+	actor  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS person_events_by_handle ON person_events (handle, at);
 `
+
+// peopleColumnsAdded are people's columns added after the table was first
+// shipped: a file made before them gets them on open (ALTER TABLE has no
+// IF NOT EXISTS).
+var peopleColumnsAdded = []struct{ name, def string }{
+	{"credentials_not_before", "TEXT NOT NULL DEFAULT ''"},
+}
 
 // tokenSchema holds API tokens (tokens.go); applied on open after
 // peopleSchema, idempotent like it. Only the secret's hash is stored.

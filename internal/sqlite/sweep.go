@@ -71,6 +71,9 @@ func (s *Store) RunSweeper(ctx context.Context, every time.Duration, now func() 
 		} else if n > 0 {
 			log.Info("sqlite: swept expired OAuth codes, tokens and grants", "deleted", n)
 		}
+		if err := s.sweepSignInSlots(ctx, now()); err != nil {
+			log.Warn("sqlite: sweeping old sign-in attempts failed; retrying at the next interval", "err", err)
+		}
 		n, err := s.SweepExpired(ctx, now())
 		switch {
 		case err != nil:

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,7 +23,10 @@ func credentialTests() []contractTest {
 		{"AcceptInvitation of an expired or revoked invitation is ErrNotFound", testAcceptExpired},
 		{"concurrent AcceptInvitation of one invitation: exactly one wins", testRaceAccept},
 		{"a session reads back until it expires, and not after sign-out", testSessionLifecycle},
-		{"sign-in failures are counted per handle after a time, up to a limit", testSignInFailures},
+		{"AcceptInvitation voids the person's older invitations and records who set the password", testAcceptVoidsOlder},
+		{"an invitation made before a disable is void", testDisableVoidsInvitations},
+		{"sign-in attempts take slots per handle up to a limit; a release frees its own slot only", testSignInSlots},
+		{"concurrent sign-in attempts of one handle: exactly limit get a slot", testRaceSignInSlots},
 	}
 }
 
@@ -121,7 +125,7 @@ func testAcceptInvitation(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.PasswordHash = "new-hash"
+	p.PasswordHash, p.CredentialsNotBefore = "new-hash", inv.CreatedAt.Add(time.Minute)
 	assertPerson(t, "AcceptInvitation's answer", p, got)
 	assertPerson(t, "GetPerson after AcceptInvitation", p, f.person("alice"))
 	_, err = f.s.AcceptInvitation(f.ctx, "h-1", "other-hash", inv.CreatedAt.Add(2*time.Minute))
@@ -215,39 +219,116 @@ func testSessionLifecycle(t *testing.T, f *fixture) {
 	}
 }
 
-func testSignInFailures(t *testing.T, f *fixture) {
-	start := f.now()
-	keep := start.Add(time.Hour)
-	for i := range 4 {
-		if err := f.s.RecordSignInFailure(f.ctx, "alice", start.Add(time.Duration(i)*time.Minute), keep); err != nil {
+func testAcceptVoidsOlder(t *testing.T, f *fixture) {
+	p := person("alice", board.RoleMember, f.now())
+	older := invitation("h-older", "alice", f.now(), time.Hour)
+	f.createPerson(p, &older)
+	used := invitation("h-used", "alice", f.now().Add(time.Minute), time.Hour)
+	bobs := invitation("h-bob", "bob", f.now(), time.Hour)
+	f.createPerson(person("bob", board.RoleMember, f.now()), nil)
+	for _, inv := range []board.Invitation{used, bobs} {
+		if err := f.s.CreateInvitation(f.ctx, inv); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := f.s.RecordSignInFailure(f.ctx, "bob", start, keep); err != nil {
+	at := f.now().Add(2 * time.Minute)
+	if _, err := f.s.AcceptInvitation(f.ctx, "h-used", "new-hash", at); err != nil {
 		t.Fatal(err)
 	}
-	count := func(handle string, since time.Time, limit int) int {
+	if got := f.person("alice").CredentialsNotBefore; !got.Equal(at) {
+		t.Fatalf("CredentialsNotBefore = %v, want the acceptance %v", got, at)
+	}
+	_, err := f.s.AcceptInvitation(f.ctx, "h-older", "attacker-hash", at.Add(time.Minute))
+	assertIs(t, "AcceptInvitation of an invitation older than the reset", err, board.ErrNotFound)
+	if got := f.person("alice").PasswordHash; got != "new-hash" {
+		t.Fatalf("password hash %q after a void invitation, want new-hash", got)
+	}
+	list, err := f.s.ListInvitations(f.ctx, at)
+	if err != nil || len(list) != 1 || list[0].TokenHash != "h-bob" {
+		t.Fatalf("ListInvitations after alice's reset = %v, %v; want bob's alone", list, err)
+	}
+	evs, err := f.s.ListPersonEvents(f.ctx, "alice", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertPersonEvents(t, "alice's history", []board.PersonEvent{{Handle: "alice", Type: board.PersonPasswordSet, Actor: "human:alice", At: at}}, evs)
+}
+
+func testDisableVoidsInvitations(t *testing.T, f *fixture) {
+	p := person("alice", board.RoleMember, f.now())
+	inv := invitation("h-1", "alice", f.now(), time.Hour)
+	f.createPerson(p, &inv)
+	for _, disabled := range []bool{true, false} {
+		if err := f.s.SetPersonDisabled(f.ctx, "alice", disabled, board.PersonEvent{Handle: "alice", Type: board.PersonDisabled,
+			Actor: "human:root", At: f.now().Add(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := f.s.AcceptInvitation(f.ctx, "h-1", "x", f.now().Add(2*time.Minute))
+	assertIs(t, "AcceptInvitation of a link made before a disable", err, board.ErrNotFound)
+}
+
+func testSignInSlots(t *testing.T, f *fixture) {
+	start := f.now()
+	since := start.Add(-15 * time.Minute)
+	reserve := func(handle, id string, at, since time.Time) (int, bool) {
 		t.Helper()
-		n, err := f.s.CountSignInFailures(f.ctx, handle, since, limit)
+		slot, ok, err := f.s.ReserveSignInAttempt(f.ctx, handle, board.SignInAttempt{ID: id, At: at, KeepUntil: at.Add(time.Hour)}, since, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return n
+		return slot, ok
 	}
-	if n := count("alice", start.Add(-time.Second), 10); n != 4 {
-		t.Errorf("alice's failures = %d, want 4", n)
+	slots := map[int]bool{}
+	for i := range 3 {
+		slot, ok := reserve("alice", fmt.Sprint("a", i), start.Add(time.Duration(i)*time.Minute), since)
+		if !ok || slot < 0 || slot >= 3 || slots[slot] {
+			t.Fatalf("attempt %d: slot %d, ok %v (taken %v)", i, slot, ok, slots)
+		}
+		slots[slot] = true
 	}
-	if n := count("alice", start.Add(90*time.Second), 10); n != 2 {
-		t.Errorf("alice's failures after 1m30s = %d, want 2 (at 2m and 3m)", n)
+	if _, ok := reserve("alice", "a3", start.Add(3*time.Minute), since); ok {
+		t.Fatal("a fourth attempt within the window got a slot; the limit is 3")
 	}
-	if n := count("alice", start.Add(-time.Second), 3); n != 3 {
-		t.Errorf("alice's failures counted up to 3 = %d, want 3", n)
+	if _, ok := reserve("bob", "b0", start, since); !ok {
+		t.Fatal("bob's first attempt got no slot: slots are per handle")
 	}
-	if n := count("bob", start.Add(-time.Second), 10); n != 1 {
-		t.Errorf("bob's failures = %d, want 1", n)
+	// Releasing with another attempt's id frees nothing; with its own, the slot.
+	first, _ := reserve("carol", "c0", start, since)
+	if err := f.s.ReleaseSignInAttempt(f.ctx, "alice", first, "not-mine"); err != nil {
+		t.Fatal(err)
 	}
-	if n := count("carol", start.Add(-time.Second), 10); n != 0 {
-		t.Errorf("carol's failures = %d, want 0", n)
+	if _, ok := reserve("alice", "a4", start.Add(4*time.Minute), since); ok {
+		t.Fatal("a release with a stranger's id freed a slot")
+	}
+	if err := f.s.ReleaseSignInAttempt(f.ctx, "alice", 0, "a0"); err != nil {
+		t.Fatal(err)
+	}
+	if slot, ok := reserve("alice", "a5", start.Add(5*time.Minute), since); !ok || slot != 0 {
+		t.Fatalf("after releasing slot 0: slot %d, ok %v; want slot 0", slot, ok)
+	}
+	// Attempts age out of the window: a later since frees the old ones.
+	if _, ok := reserve("alice", "a6", start.Add(20*time.Minute), start.Add(2*time.Minute+30*time.Second)); !ok {
+		t.Fatal("an attempt after the window moved past the oldest got no slot")
+	}
+}
+
+func testRaceSignInSlots(t *testing.T, f *fixture) {
+	const n, limit = 12, 5
+	var ok atomic.Int32
+	at := f.now()
+	Together(n, func(i int) {
+		_, got, err := f.s.ReserveSignInAttempt(f.ctx, "alice", board.SignInAttempt{ID: fmt.Sprint("r", i), At: at, KeepUntil: at.Add(time.Hour)},
+			at.Add(-time.Minute), limit)
+		if err != nil {
+			t.Errorf("attempt %d: %v", i, err)
+		}
+		if got {
+			ok.Add(1)
+		}
+	})
+	if ok.Load() != limit {
+		t.Fatalf("%d of %d concurrent attempts got a slot, want exactly %d", ok.Load(), n, limit)
 	}
 }
 

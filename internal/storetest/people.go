@@ -38,6 +38,7 @@ func assertPerson(t *testing.T, what string, want, got board.Person) {
 		d.add("Disabled", want.Disabled, got.Disabled)
 	}
 	d.time("CreatedAt", want.CreatedAt, got.CreatedAt)
+	d.time("CredentialsNotBefore", want.CredentialsNotBefore, got.CredentialsNotBefore)
 	d.report(t, what)
 }
 
@@ -116,17 +117,47 @@ func testListPeople(t *testing.T, f *fixture) {
 func testDisablePerson(t *testing.T, f *fixture) {
 	p := person("alice", board.RoleMember, f.now())
 	f.createPerson(p, nil)
-	if err := f.s.SetPersonDisabled(f.ctx, "alice", true); err != nil {
+	off := board.PersonEvent{Handle: "alice", Type: board.PersonDisabled, Actor: "human:root", At: f.now().Add(time.Minute)}
+	if err := f.s.SetPersonDisabled(f.ctx, "alice", true, off); err != nil {
 		t.Fatal(err)
 	}
-	p.Disabled = true
+	p.Disabled, p.CredentialsNotBefore = true, off.At
 	assertPerson(t, "after disabling", p, f.person("alice"))
-	if err := f.s.SetPersonDisabled(f.ctx, "alice", false); err != nil {
+	on := board.PersonEvent{Handle: "alice", Type: board.PersonEnabled, Actor: "human:root", At: f.now().Add(2 * time.Minute)}
+	if err := f.s.SetPersonDisabled(f.ctx, "alice", false, on); err != nil {
 		t.Fatal(err)
 	}
+	// Enabling keeps the mark: sessions from before the disable stay void.
 	p.Disabled = false
 	assertPerson(t, "after re-enabling", p, f.person("alice"))
-	assertIs(t, "SetPersonDisabled(nobody)", f.s.SetPersonDisabled(f.ctx, "nobody", true), board.ErrNotFound)
+	assertIs(t, "SetPersonDisabled(nobody)", f.s.SetPersonDisabled(f.ctx, "nobody", true,
+		board.PersonEvent{Handle: "nobody", Type: board.PersonDisabled, Actor: "human:root", At: f.now()}), board.ErrNotFound)
+	evs, err := f.s.ListPersonEvents(f.ctx, "alice", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertPersonEvents(t, "alice's history", []board.PersonEvent{on, off}, evs)
+	if evs, err := f.s.ListPersonEvents(f.ctx, "nobody", 10); err != nil || len(evs) != 0 {
+		t.Fatalf("history of a refused disable = %v, %v; want none", evs, err)
+	}
+	if evs, err := f.s.ListPersonEvents(f.ctx, "alice", 1); err != nil || len(evs) != 1 || evs[0].Type != board.PersonEnabled {
+		t.Fatalf("alice's newest event = %v, %v; want the enable alone", evs, err)
+	}
+}
+
+func assertPersonEvents(t *testing.T, what string, want, got []board.PersonEvent) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("%s: %d events %v, want %d %v", what, len(got), got, len(want), want)
+	}
+	for i := range want {
+		var d differ
+		d.str("Handle", want[i].Handle, got[i].Handle)
+		d.str("Type", string(want[i].Type), string(got[i].Type))
+		d.str("Actor", want[i].Actor, got[i].Actor)
+		d.time("At", want[i].At, got[i].At)
+		d.report(t, fmt.Sprintf("%s[%d]", what, i))
+	}
 }
 
 func testRaceCreatePerson(t *testing.T, f *fixture) {

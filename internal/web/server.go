@@ -126,10 +126,22 @@ func (s *Server) requirePerson(next http.Handler) http.Handler {
 
 // localPath keeps a redirect target on this site: a path, not "//host".
 func localPath(p, fallback string) string {
-	if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "/\\") {
-		return p
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsRune(p, '\\') {
+		return fallback
 	}
-	return fallback
+	// Browsers drop tabs and newlines from a URL before parsing it, so
+	// "/\t/evil.example/" becomes "//evil.example/", another origin: no
+	// control character (nor DEL) passes.
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f {
+			return fallback
+		}
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return fallback
+	}
+	return p
 }
 
 // seeOther ends a successful form: the browser (or htmx) loads the target

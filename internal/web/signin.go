@@ -2,11 +2,14 @@ package web
 
 import (
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 )
 
 // setSessionCookie gives the browser its session: Secure, HttpOnly,
@@ -42,12 +45,12 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	handle, next := r.PostFormValue("handle"), localPath(r.PostFormValue("next"), "/")
-	in, err := s.cfg.Accounts.SignIn(r.Context(), handle, r.PostFormValue("password"))
+	in, err := s.cfg.Accounts.SignIn(r.Context(), handle, r.PostFormValue("password"), edge.ClientAddr(r))
 	if err != nil {
 		msg := message(err)
 		var rl *auth.RateLimitedError
 		if errors.As(err, &rl) {
-			w.Header().Set("Retry-After", "900")
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(rl.RetryAfter.Seconds()))))
 			msg = rl.Error()
 		}
 		status := statusOf(err)
@@ -98,11 +101,10 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		err = board.Errorf(board.CodeInvalid, "the two passwords differ; type the same password twice")
 	}
 	if err == nil {
-		var p board.Person
-		p, err = s.cfg.Accounts.AcceptInvitation(r.Context(), secret, pw)
+		var in auth.SignedIn
+		in, err = s.cfg.Accounts.AcceptInvitation(r.Context(), secret, pw)
 		if err == nil {
-			in, serr := s.cfg.Accounts.SignIn(r.Context(), p.Handle, pw)
-			if serr == nil && s.cfg.Resolver.Mode() != auth.ModeLoopback {
+			if s.cfg.Resolver.Mode() != auth.ModeLoopback {
 				setSessionCookie(w, in.Secret, in.ExpiresAt)
 			}
 			seeOther(w, r, "/")
