@@ -22,6 +22,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
@@ -193,6 +194,12 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		authServer.Register(mux)
 	}
 	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, OAuth: authServer, Logger: log}))
-	a.Handler = observed(cfg, log, mux)
+	var h http.Handler = mux
+	if cfg.Auth == auth.ModeLoopback {
+		// No sign-in in this mode: every surface answers only to loopback
+		// Host names (DNS rebinding), checked here once before routing.
+		h = edge.LoopbackHostOnly(h)
+	}
+	a.Handler = observed(cfg, log, h)
 	return a
 }

@@ -80,9 +80,8 @@ func New(cfg Config) *Server {
 	// Forms from other sites are refused (Sec-Fetch-Site, or Origin against
 	// Host): cross-site request forgery cannot post as the person.
 	h = http.NewCrossOriginProtection().Handler(h)
-	if cfg.Resolver.Mode() == auth.ModeLoopback {
-		h = loopbackHost(h)
-	}
+	// In loopback mode the Host is checked once, in front of every surface,
+	// by the server that mounts the board (edge.LoopbackHostOnly).
 	s.handler = securityHeaders(h)
 	return s
 }
