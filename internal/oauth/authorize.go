@@ -46,12 +46,20 @@ func (a *Authorization) ClientHost() string {
 
 // RedirectOrigin is where the browser goes back to: the redirect URI's
 // scheme and host, shown to the person and allowed as a form target.
+//
+// It is built from the parsed and checked scheme, host and port, never from
+// the raw string, since it goes into a Content-Security-Policy header; ""
+// when they do not check out (the page then allows only its own origin).
 func (a *Authorization) RedirectOrigin() string {
 	u, err := url.Parse(a.RedirectURI)
 	if err != nil {
 		return ""
 	}
-	return u.Scheme + "://" + u.Host
+	o, ok := originOf(u)
+	if !ok {
+		return ""
+	}
+	return o
 }
 
 // RequestError is an authorization request that cannot go back to the

@@ -3,7 +3,9 @@ package oauth
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -39,6 +41,12 @@ func checkRedirectURI(raw string) error {
 	if u.User != nil {
 		return fmt.Errorf("redirect URI %q carries user information", clip(raw))
 	}
+	// The origin goes into the approval page's Content-Security-Policy
+	// (form-action): a host that is not a plain DNS name or address (a
+	// zone id, ';', spaces, quotes) could add directives of its own.
+	if _, ok := originOf(u); !ok {
+		return fmt.Errorf("redirect URI %q has a host that is not a DNS name, an IPv4 address or an IPv6 address (no zone ids), or a bad port", clip(raw))
+	}
 	switch u.Scheme {
 	case "https":
 		return nil
@@ -49,6 +57,66 @@ func checkRedirectURI(raw string) error {
 		return fmt.Errorf("redirect URI %q is plain http on a host that is not loopback; use https, or http://localhost or http://127.0.0.1 for an app on the person's machine", clip(raw))
 	}
 	return fmt.Errorf("redirect URI %q must be https (or http on localhost, 127.0.0.1 or [::1])", clip(raw))
+}
+
+// originOf builds the origin scheme://host[:port] of u from its parsed
+// parts, each checked: the scheme http or https, the host a DNS name, an
+// IPv4 address or a bracketed IPv6 address without a zone, the port
+// digits. ok is false for anything else, so nothing unchecked reaches a
+// header.
+func originOf(u *url.URL) (string, bool) {
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return "", false
+	}
+	host, port := u.Hostname(), u.Port()
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != port {
+			return "", false
+		}
+	}
+	// url.Parse keeps a colon with an empty port in Host; refuse it.
+	if strings.HasSuffix(u.Host, ":") {
+		return "", false
+	}
+	var h string
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" {
+			return "", false
+		}
+		h = a.String()
+		if a.Is6() && !a.Is4In6() || strings.Contains(host, ":") {
+			h = "[" + h + "]"
+		}
+	} else if dnsName(host) {
+		h = strings.ToLower(host)
+	} else {
+		return "", false
+	}
+	if port != "" {
+		h += ":" + port
+	}
+	return u.Scheme + "://" + h, true
+}
+
+// dnsName: labels of letters, digits and hyphens (not at either end), 1 to
+// 63 characters each, 253 in all; a single trailing dot allowed.
+func dnsName(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	if host == "" || len(host) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func loopbackHost(host string) bool {

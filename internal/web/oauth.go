@@ -22,7 +22,7 @@ type authorizeData struct {
 }
 
 func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.authorization(w, r, r.URL.Query())
+	a, ok := s.authorization(w, r, r.URL.Query(), false)
 	if !ok {
 		return
 	}
@@ -30,15 +30,23 @@ func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
 }
 
 // authorization parses the request, answering it itself when it cannot go
-// on: a page for a request that cannot go back to the app, a redirect for
-// one refused back to it.
-func (s *Server) authorization(w http.ResponseWriter, r *http.Request, q map[string][]string) (*oauth.Authorization, bool) {
+// on. A refused request is sent back to the app (an error on its redirect
+// URI) only when a person has seen the approval page (seen: the page's own
+// form came back); a request nobody has seen gets a page that names the
+// problem and sends the browser nowhere. Otherwise anyone could register a
+// client with any https redirect URI and use this server to bounce people
+// to it (an open redirector, RFC 9700 section 4.11.2).
+func (s *Server) authorization(w http.ResponseWriter, r *http.Request, q map[string][]string, seen bool) (*oauth.Authorization, bool) {
 	a, err := s.cfg.OAuth.ParseAuthorization(r.Context(), q)
 	var reqErr *oauth.RequestError
 	var redirErr *oauth.RedirectError
 	switch {
 	case errors.As(err, &reqErr):
 		s.render(w, r, http.StatusBadRequest, "error", page{Title: "This app cannot connect", Error: reqErr.Message})
+		return nil, false
+	case errors.As(err, &redirErr) && !seen:
+		s.render(w, r, http.StatusBadRequest, "error", page{Title: "This app cannot connect",
+			Error: "This app's sign-in request is refused (" + redirErr.Code + "): " + redirErr.Description + ". Nothing was shared; start again from the app."})
 		return nil, false
 	case errors.As(err, &redirErr):
 		http.Redirect(w, r, redirErr.Location, http.StatusSeeOther)
@@ -54,8 +62,10 @@ func (s *Server) authorization(w http.ResponseWriter, r *http.Request, q map[str
 // browser on to the app's redirect URI: the page's form-action allows that
 // origin (browsers apply form-action to the redirect after a submission).
 func (s *Server) showAuthorization(w http.ResponseWriter, r *http.Request, status int, errMsg string, a *oauth.Authorization, agent string) {
-	w.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "form-action 'self'",
-		"form-action 'self' "+a.RedirectOrigin(), 1))
+	if origin := a.RedirectOrigin(); origin != "" {
+		w.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "form-action 'self'",
+			"form-action 'self' "+origin, 1))
+	}
 	s.render(w, r, status, "authorize", page{Title: "Connect " + a.Client.Name, Error: errMsg,
 		Data: authorizeData{Auth: a, AgentName: agent}})
 }
@@ -73,7 +83,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 			q[k] = vs
 		}
 	}
-	a, ok := s.authorization(w, r, q)
+	a, ok := s.authorization(w, r, q, true)
 	if !ok {
 		return
 	}
