@@ -2,13 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	ledgerauth "github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 )
 
@@ -117,5 +126,57 @@ func TestRedirectURICannotInjectCSP(t *testing.T) {
 	}
 	if directives["form-action"] != "'self' https://app.example:8443" || directives["frame-ancestors"] != "'none'" {
 		t.Fatalf("form-action %q, frame-ancestors %q", directives["form-action"], directives["frame-ancestors"])
+	}
+}
+
+// Registration was unbounded: 200 registrations of about 20 KB each were
+// accepted in 0.4 s and kept for a day. Now a registration is at most a
+// few KiB, one client address registers at most 10 per 10 minutes (others
+// still can), and an unused registration lapses after an hour.
+func TestRegistrationIsBounded(t *testing.T) {
+	store := e2eStore(t, "sqlite")
+	cfg := config{Auth: ledgerauth.ModeRequired, BaseURL: "http://127.0.0.1:8080", Retention: 24 * time.Hour, Store: storeSQLite}
+	h, err := newHandler(cfg, store, slog.New(slog.DiscardHandler), mcpserver.HandlerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	register := func(from string, name string) *httptest.ResponseRecorder {
+		body, _ := json.Marshal(map[string]any{"client_name": name, "redirect_uris": []string{"https://app.example/cb"}})
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080"+oauth.PathRegister, bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr = from
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec
+	}
+	if rec := register("192.0.2.200:1", strings.Repeat("x", 20<<10)); rec.Code != http.StatusBadRequest {
+		t.Fatalf("a 20 KB registration: %d, want 400", rec.Code)
+	}
+	var first string
+	for i := range 10 {
+		rec := register("192.0.2.1:1", fmt.Sprint("App ", i))
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("registration %d: %d %s", i, rec.Code, rec.Body.String())
+		}
+		if i == 0 {
+			var out struct {
+				ClientID string `json:"client_id"`
+			}
+			json.Unmarshal(rec.Body.Bytes(), &out)
+			first = out.ClientID
+		}
+	}
+	if rec := register("192.0.2.1:2", "App 10"); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("the 11th registration from one address: %d %v, want 429 with Retry-After", rec.Code, rec.Header())
+	}
+	if rec := register("192.0.2.2:1", "Another app"); rec.Code != http.StatusCreated {
+		t.Fatalf("a registration from another address: %d", rec.Code)
+	}
+	ctx := context.Background()
+	if _, err := store.GetOAuthClient(ctx, first, time.Now().Add(59*time.Minute)); err != nil {
+		t.Fatalf("an unused registration within the hour: %v", err)
+	}
+	if _, err := store.GetOAuthClient(ctx, first, time.Now().Add(61*time.Minute)); !errors.Is(err, board.ErrNotFound) {
+		t.Fatalf("an unused registration after an hour: %v, want not found", err)
 	}
 }

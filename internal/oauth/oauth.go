@@ -39,8 +39,9 @@ const (
 	// DefaultCodeTTL: a client exchanges its code at once.
 	DefaultCodeTTL = 5 * time.Minute
 	// unusedClientTTL: a registered client that never got a grant is
-	// forgotten after a day; one with a grant is kept.
-	unusedClientTTL = 24 * time.Hour
+	// forgotten after an hour (an app registers right before it sends the
+	// person to approve); one with a grant is kept.
+	unusedClientTTL = time.Hour
 	// grantTouchEvery is the granularity of a grant's last use, as for API
 	// tokens: one write a minute however busy the agent.
 	grantTouchEvery = time.Minute
@@ -58,7 +59,7 @@ const (
 	mcpPath                  = "/mcp"
 	restPath                 = "/api/v1"
 	maxFormBytes             = 64 << 10
-	maxRegistrationBodyBytes = 64 << 10
+	maxRegistrationBodyBytes = 4 << 10
 )
 
 // Store is what the server keeps: its own records (every board.Store is one).
@@ -90,6 +91,7 @@ type Server struct {
 	now     func() time.Time
 	log     *slog.Logger
 	fetcher func() *fetcher
+	regs    registrationLimiter
 }
 
 // New returns a server for cfg.

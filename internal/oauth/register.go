@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 )
 
 // Dynamic client registration (RFC 7591), open to anyone, for public
@@ -20,12 +23,18 @@ import (
 // client_secret_post yet reads the method from the answer. Nobody vouches
 // for a registered client's name: the approval page says so and shows where
 // the person will be sent back to. A registration that never leads to a
-// grant lapses after a day.
+// grant lapses after an hour. Registrations are bounded in size and rate
+// (registerlimit.go).
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST, OPTIONS")
 		writeError(w, newError(http.StatusMethodNotAllowed, errInvalidRequest, "register with POST and a JSON body"))
+		return
+	}
+	if ok, wait := s.regs.allow(edge.ClientAddr(r), s.now()); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		writeError(w, newError(http.StatusTooManyRequests, errInvalidRequest, "too many client registrations; try again later"))
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {

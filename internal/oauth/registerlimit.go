@@ -1,0 +1,56 @@
+package oauth
+
+import (
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// Registration is open to anyone (RFC 7591), so it is bounded: a few KiB a
+// registration (maxRegistrationBodyBytes), an hour of life unless a grant
+// uses it (unusedClientTTL), and per fixed window of registrationWindow at
+// most registrationsPerAddr from one client address (per /64 for IPv6) and
+// registrationsPerInstance from everyone together, in this process.
+// claude.ai and Claude Code register once per connection attempt, far
+// below these.
+const (
+	registrationWindow       = 10 * time.Minute
+	registrationsPerAddr     = 10
+	registrationsPerInstance = 200
+	registrationAddrsMax     = 10_000
+)
+
+type registrationLimiter struct {
+	mu     sync.Mutex
+	start  time.Time
+	total  int
+	byAddr map[netip.Prefix]int
+}
+
+// allow counts one registration from addr at now, or says how long until
+// the window turns over.
+func (l *registrationLimiter) allow(addr netip.Addr, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byAddr == nil || now.Sub(l.start) >= registrationWindow {
+		l.start, l.total, l.byAddr = now, 0, map[netip.Prefix]int{}
+	}
+	wait := l.start.Add(registrationWindow).Sub(now)
+	k := addrPrefix(addr)
+	if l.total >= registrationsPerInstance || l.byAddr[k] >= registrationsPerAddr ||
+		(l.byAddr[k] == 0 && len(l.byAddr) >= registrationAddrsMax) {
+		return false, wait
+	}
+	l.total++
+	l.byAddr[k]++
+	return true, 0
+}
+
+func addrPrefix(a netip.Addr) netip.Prefix {
+	if a.Is6() && !a.Is4In6() {
+		p, _ := a.Prefix(64)
+		return p
+	}
+	p, _ := a.Unmap().Prefix(32)
+	return p
+}
