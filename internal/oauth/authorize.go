@@ -62,6 +62,15 @@ func (a *Authorization) RedirectOrigin() string {
 	return o
 }
 
+// LoopbackRedirect says whether the browser goes back to a program on the
+// person's machine (http on a loopback host). A metadata document proves
+// who publishes an app's details, not that the program listening on
+// localhost is that app: the approval page warns as for an unverified one.
+func (a *Authorization) LoopbackRedirect() bool {
+	u, err := url.Parse(a.RedirectURI)
+	return err == nil && u.Scheme == "http" && loopbackHost(u.Hostname())
+}
+
 // RequestError is an authorization request that cannot go back to the
 // client (its client_id or redirect_uri is missing or wrong): the page
 // shows it to the person instead (RFC 6749 §4.1.2.1).

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,6 +60,8 @@ type FetchConfig struct {
 type fetcher struct {
 	cfg    FetchConfig
 	client *http.Client
+	mu     sync.Mutex
+	failed map[string]failedFetch
 }
 
 func newFetcher(cfg FetchConfig) *fetcher {
@@ -108,17 +111,23 @@ func dialGuard(permit func(netip.AddrPort) bool) func(network, address string, _
 	}
 }
 
-// specialUse are ranges that are no public host (RFC 6890 and its updates)
-// beyond what netip's predicates name: shared address space, IETF protocol
-// assignments, documentation, benchmarking, reserved, NAT64 and 6to4 (which
-// embed IPv4 addresses that may be private), Teredo, discard.
+// specialUse are ranges that are no public host (the IANA IPv4 and IPv6
+// special-purpose address registries, RFC 6890 and its updates) beyond what
+// netip's predicates name: shared address space, IETF protocol
+// assignments, documentation (192.0.2/24 and friends, 2001:db8::/32,
+// 3fff::/20), benchmarking, reserved, the 6to4 relay anycast, IPv4-
+// compatible (::/96) and IPv4-translated (::ffff:0:0:0/96) addresses,
+// NAT64 and 6to4 (which embed IPv4 addresses that may be private),
+// Teredo, discard, SRv6 SIDs (5f00::/16), unique and site local.
 // (Parsed on first use, not at start: a cold start pays nothing for it.)
 var specialUse = sync.OnceValue(func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, p := range []string{
 		"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24",
 		"203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
-		"64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32", "2002::/16", "fc00::/7", "fec0::/10",
+		"192.88.99.0/24",
+		"::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32", "2002::/16",
+		"3fff::/20", "5f00::/16", "fc00::/7", "fec0::/10",
 	} {
 		out = append(out, netip.MustParsePrefix(p))
 	}
@@ -176,8 +185,42 @@ type clientDocument struct {
 	ClientSecret            *string  `json:"client_secret"`
 }
 
-// fetch gets and checks the document at id; cache is how long it may be kept.
-func (f *fetcher) fetch(ctx context.Context, id string) (doc clientDocument, cache time.Duration, err error) {
+// failedFetchCache is how long a refused document is remembered, so that a
+// reload of the approval page (or a client retrying) does not fetch it
+// again at once; short, so that a fixed document works a minute later.
+const (
+	failedFetchCache = time.Minute
+	failedFetchMax   = 1000
+)
+
+type failedFetch struct {
+	err   error
+	until time.Time
+}
+
+// fetch gets and checks the document at id, or answers a refusal of the
+// last minute again; cache is how long it may be kept.
+func (f *fetcher) fetch(ctx context.Context, id string) (clientDocument, time.Duration, error) {
+	now := time.Now()
+	f.mu.Lock()
+	if ff, ok := f.failed[id]; ok && now.Before(ff.until) {
+		f.mu.Unlock()
+		return clientDocument{}, 0, ff.err
+	}
+	f.mu.Unlock()
+	doc, cache, err := f.fetchNow(ctx, id)
+	if err != nil {
+		f.mu.Lock()
+		if f.failed == nil || len(f.failed) >= failedFetchMax {
+			f.failed = map[string]failedFetch{}
+		}
+		f.failed[id] = failedFetch{err: err, until: now.Add(failedFetchCache)}
+		f.mu.Unlock()
+	}
+	return doc, cache, err
+}
+
+func (f *fetcher) fetchNow(ctx context.Context, id string) (doc clientDocument, cache time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
@@ -192,7 +235,7 @@ func (f *fetcher) fetch(ctx context.Context, id string) (doc clientDocument, cac
 		if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 			return doc, 0, fmt.Errorf("it did not answer within %v", f.cfg.Timeout)
 		}
-		return doc, 0, fmt.Errorf("it could not be fetched (%v)", unwrapURLError(err))
+		return doc, 0, &fetchFailure{reason: "it could not be fetched: " + shortFetchReason(err), detail: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -206,7 +249,7 @@ func (f *fetcher) fetch(ctx context.Context, id string) (doc clientDocument, cac
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.cfg.MaxBytes+1))
 	if err != nil {
-		return doc, 0, fmt.Errorf("reading it failed (%v)", unwrapURLError(err))
+		return doc, 0, &fetchFailure{reason: "reading it failed", detail: err}
 	}
 	if int64(len(body)) > f.cfg.MaxBytes {
 		return doc, 0, fmt.Errorf("it is larger than %d bytes", f.cfg.MaxBytes)
@@ -220,12 +263,32 @@ func (f *fetcher) fetch(ctx context.Context, id string) (doc clientDocument, cac
 	return doc, cacheLifetime(resp.Header.Get("Cache-Control")), nil
 }
 
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
+// fetchFailure is a failed fetch: reason is what the person is shown,
+// detail (addresses, resolver and TLS errors) only what the log gets.
+type fetchFailure struct {
+	reason string
+	detail error
+}
+
+func (e *fetchFailure) Error() string { return e.reason }
+func (e *fetchFailure) Unwrap() error { return e.detail }
+
+// shortFetchReason names the kind of a connection failure without its
+// internals.
+func shortFetchReason(err error) string {
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	switch {
+	case strings.Contains(err.Error(), "not a public address"):
+		return "its host is not a public address"
+	case errors.As(err, &dns):
+		return "its host name could not be resolved"
+	case errors.As(err, &cert), errors.As(err, &unknownAuthority), errors.As(err, &hostname):
+		return "its TLS certificate could not be verified"
 	}
-	return err
+	return "the connection failed"
 }
 
 // checkDocument applies the draft's rules and this server's: the document

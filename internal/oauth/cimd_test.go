@@ -94,7 +94,9 @@ func TestMetadataDocumentClient(t *testing.T) {
 		page := alice.get(e.url + oauth.PathAuthorize + "?" + q.Encode())
 		wantStatus(t, "approval page", page, http.StatusOK)
 		host := strings.TrimPrefix(d.URL, "https://")
-		for _, want := range []string{"Connect Test Agent?", "checked that <b>" + host + "</b>", `value="test-agent"`} {
+		// A loopback redirect: the page names who publishes the details,
+		// and warns that the program on localhost is not checked.
+		for _, want := range []string{"Connect Test Agent?", "whose details <b>" + host + "</b> publishes", "nobody has checked", `value="test-agent"`} {
 			if !strings.Contains(page.body, want) {
 				t.Fatalf("approval page lacks %q:\n%s", want, page.body)
 			}
@@ -185,5 +187,54 @@ func TestMetadataDocumentResolvedAddressChecked(t *testing.T) {
 	}
 	if n := d.hit("/client.json"); n != 0 {
 		t.Fatalf("the server connected anyway (%d requests)", n)
+	}
+}
+
+// A refused document is shown with a short reason (the detail, such as a
+// TLS or resolver error, goes only to the log), and is remembered for a
+// minute: a reload does not fetch it again.
+func TestMetadataDocumentFailureIsShortAndRemembered(t *testing.T) {
+	d := newDocServer(t)
+	e := newEnv(t, "sqlite", d.fetchConfig(true))
+	alice := e.signedIn("alice")
+	missing := authRequest(d.URL+"/missing.json", "http://localhost:40111/callback", newPKCE(), "s", "")
+	for i := range 2 {
+		if r := alice.get(e.url + oauth.PathAuthorize + "?" + missing.Encode()); r.status != http.StatusBadRequest || !strings.Contains(r.body, "HTTP 404") {
+			t.Fatalf("request %d for a missing document: HTTP %d", i, r.status)
+		}
+	}
+	if n := d.hit("/missing.json"); n != 1 {
+		t.Fatalf("the missing document was fetched %d times for two requests within a minute, want once", n)
+	}
+
+	// A server whose certificate is not trusted: the page says so in a few
+	// words, without the verifier's message.
+	untrusting := d.fetchConfig(true)
+	untrusting.TLS = nil
+	e2 := newEnv(t, "sqlite", untrusting)
+	r := e2.signedIn("alice").get(e2.url + oauth.PathAuthorize + "?" + authRequest(d.URL+"/client.json", "http://localhost:1/callback", newPKCE(), "s", "").Encode())
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "TLS certificate could not be verified") ||
+		strings.Contains(r.body, "x509") || strings.Contains(r.body, "certificate signed by") {
+		t.Fatalf("an untrusted certificate: HTTP %d, want a short reason without internals:\n%s", r.status, r.body)
+	}
+}
+
+// A metadata document proves who publishes an app's details, not that the
+// program on localhost it sends the person back to is that app: with a
+// loopback redirect the approval page warns as for an unverified app.
+func TestMetadataDocumentWithLoopbackRedirectWarns(t *testing.T) {
+	d := newDocServer(t)
+	e := newEnv(t, "sqlite", d.fetchConfig(true))
+	alice := e.signedIn("alice")
+	local := alice.get(e.url + oauth.PathAuthorize + "?" + authRequest(d.URL+"/client.json", "http://localhost:40111/callback", newPKCE(), "s", "").Encode())
+	remote := alice.get(e.url + oauth.PathAuthorize + "?" + authRequest(d.URL+"/client.json", "https://agent.example/cb", newPKCE(), "s", "").Encode())
+	if local.status != http.StatusOK || remote.status != http.StatusOK {
+		t.Fatalf("approval pages: %d %d", local.status, remote.status)
+	}
+	if !strings.Contains(local.body, `class="warning"`) || !strings.Contains(local.body, "nobody has checked") {
+		t.Fatalf("a verified app with a loopback redirect gets no warning:\n%s", local.body)
+	}
+	if strings.Contains(remote.body, `class="warning"`) {
+		t.Fatalf("a verified app with an https redirect is warned about")
 	}
 }

@@ -50,7 +50,12 @@ func (s *Server) client(ctx context.Context, id string) (board.OAuthClient, erro
 	}
 	doc, cache, err := s.fetcher().fetch(ctx, id)
 	if err != nil {
-		s.log.Info("oauth: a client ID metadata document was refused", "client_id", id, "reason", err)
+		detail := err
+		var ff *fetchFailure
+		if errors.As(err, &ff) {
+			detail = ff.detail
+		}
+		s.log.Info("oauth: a client ID metadata document was refused", "client_id", id, "reason", err, "detail", detail)
 		return c, &errUnknownClient{fmt.Sprintf("the client's metadata document at %s cannot be used: %v", clip(id), err)}
 	}
 	name := doc.ClientName
