@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 )
 
 // Per client address, in this process: at most addrInFlight sign-ins
@@ -37,20 +39,11 @@ type addrGate struct {
 
 func newAddrGate() *addrGate { return &addrGate{seen: map[netip.Prefix]*addrCount{}} }
 
-func addrKey(a netip.Addr) netip.Prefix {
-	if a.Is6() && !a.Is4In6() {
-		p, _ := a.Prefix(64)
-		return p
-	}
-	p, _ := a.Unmap().Prefix(32)
-	return p
-}
-
 // enter admits one attempt from addr at now, or says how long to wait. An
 // admitted attempt must call the returned leave when its check is done.
 // An unknown address (zero) shares one count.
 func (g *addrGate) enter(addr netip.Addr, now time.Time) (leave func(), wait time.Duration) {
-	k := addrKey(addr)
+	k := edge.ClientPrefix(addr)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	c := g.seen[k]

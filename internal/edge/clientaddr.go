@@ -43,3 +43,16 @@ func peerAddr(remote string) netip.Addr {
 	}
 	return a.WithZone("").Unmap()
 }
+
+// ClientPrefix is the unit per-client limits count in: an IPv4 address by
+// itself, an IPv6 address by its /64 (what one host or one customer is
+// usually given, so rotating addresses within it gains nothing). The zero
+// Addr (unknown) maps to one shared key.
+func ClientPrefix(a netip.Addr) netip.Prefix {
+	if a.Is6() && !a.Is4In6() {
+		p, _ := a.Prefix(64)
+		return p
+	}
+	p, _ := a.Unmap().Prefix(32)
+	return p
+}

@@ -22,3 +22,18 @@ func TestClientAddr(t *testing.T) {
 		t.Fatalf("unreadable peer: got %v, want the zero Addr", got)
 	}
 }
+
+func TestClientPrefix(t *testing.T) {
+	same := [][2]string{{"2001:db8:1:2::1", "2001:db8:1:2:ffff::9"}, {"::ffff:192.0.2.1", "192.0.2.1"}}
+	for _, p := range same {
+		if ClientPrefix(netip.MustParseAddr(p[0])) != ClientPrefix(netip.MustParseAddr(p[1])) {
+			t.Errorf("%s and %s should count as one client", p[0], p[1])
+		}
+	}
+	differ := [][2]string{{"2001:db8:1:2::1", "2001:db8:1:3::1"}, {"192.0.2.1", "192.0.2.2"}}
+	for _, p := range differ {
+		if ClientPrefix(netip.MustParseAddr(p[0])) == ClientPrefix(netip.MustParseAddr(p[1])) {
+			t.Errorf("%s and %s should count as two clients", p[0], p[1])
+		}
+	}
+}

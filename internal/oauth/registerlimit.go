@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 )
 
 // Registration is open to anyone (RFC 7591), so it is bounded: a few KiB a
@@ -36,7 +38,7 @@ func (l *registrationLimiter) allow(addr netip.Addr, now time.Time) (bool, time.
 		l.start, l.total, l.byAddr = now, 0, map[netip.Prefix]int{}
 	}
 	wait := l.start.Add(registrationWindow).Sub(now)
-	k := addrPrefix(addr)
+	k := edge.ClientPrefix(addr)
 	if l.total >= registrationsPerInstance || l.byAddr[k] >= registrationsPerAddr ||
 		(l.byAddr[k] == 0 && len(l.byAddr) >= registrationAddrsMax) {
 		return false, wait
@@ -44,13 +46,4 @@ func (l *registrationLimiter) allow(addr netip.Addr, now time.Time) (bool, time.
 	l.total++
 	l.byAddr[k]++
 	return true, 0
-}
-
-func addrPrefix(a netip.Addr) netip.Prefix {
-	if a.Is6() && !a.Is4In6() {
-		p, _ := a.Prefix(64)
-		return p
-	}
-	p, _ := a.Unmap().Prefix(32)
-	return p
 }
