@@ -217,8 +217,8 @@ func run() error {
 	return nil
 }
 
-// target is the least create/no-op throughput ratio wanted at n clients
-//: 0.7 for one client, whose every call waits for its own disk
+// target is the least create/no-op throughput ratio wanted at n clients:
+// 0.7 for one client, whose every call waits for its own disk
 // sync, and 0.8 from 32 clients on, where group commit shares the sync and
 // the CPU of the MCP/JSON path is the limit.
 func target(n int) float64 {
