@@ -137,7 +137,9 @@ func (r *Resolver) resolveSession(ctx context.Context, secret string) (board.Pri
 	if err != nil {
 		return board.Principal{}, err
 	}
-	return p.Principal(""), nil
+	pr := p.Principal("")
+	pr.Credential = board.Credential{Kind: board.CredentialSession, Handle: p.Handle}
+	return pr, nil
 }
 
 func (r *Resolver) resolveBearer(ctx context.Context, token string) (board.Principal, error) {

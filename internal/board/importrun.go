@@ -75,6 +75,15 @@ func (s *Service) RunImport(ctx context.Context, taskID string, maxRows int) (Ta
 			}
 			rowsFrom = task.Cursor
 		}
+		// The credential is re-read before every chunk: a revocation, a
+		// disconnect or a disable stops the import within one chunk, on
+		// whichever runner runs it.
+		switch holds, err := s.credentialHolds(ctx, task); {
+		case err != nil:
+			return task, s.storeFailure(err)
+		case !holds:
+			return s.stopRevoked(ctx, task)
+		}
 		chunk := rows[task.Cursor-rowsFrom:]
 		if len(chunk) > chunkRows {
 			chunk = chunk[:chunkRows]

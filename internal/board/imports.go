@@ -217,6 +217,7 @@ func (s *Service) startImport(ctx context.Context, p Principal, rec ledger.Recor
 		Request:      rec.Key,
 		Author:       p.Author,
 		OnBehalfOf:   p.OnBehalfOf,
+		Credential:   p.Credential,
 		Workspace:    in.Workspace,
 		Status:       TaskWorking,
 		Progress:     Progress{Total: len(in.Tickets)},
@@ -310,6 +311,9 @@ func progressMessage(t Task) string {
 	case TaskCompleted:
 		return fmt.Sprintf("imported %d of %d rows into %s", t.Imported, t.Progress.Total, t.Workspace) + alreadyImported(t)
 	case TaskCancelled:
+		if t.StopReason != "" {
+			return fmt.Sprintf("cancelled after %d of %d rows: %s; the %d tickets imported before stay in %s", t.Progress.Done, t.Progress.Total, t.StopReason, t.Imported, t.Workspace)
+		}
 		return fmt.Sprintf("cancelled after %d of %d rows; the %d tickets imported before the cancellation stay in %s", t.Progress.Done, t.Progress.Total, t.Imported, t.Workspace)
 	case TaskFailed:
 		msg := ""

@@ -75,7 +75,11 @@ type OAuthGrant struct {
 
 // Principal is the agent the grant acts as, for its (enabled) person:
 // (ai:<agent>, human:<handle>), the same namespace an agent's API token has.
-func (g OAuthGrant) Principal(p Person) Principal { return AgentPrincipal(g.Agent, p) }
+func (g OAuthGrant) Principal(p Person) Principal {
+	pr := AgentPrincipal(g.Agent, p)
+	pr.Credential = Credential{Kind: CredentialGrant, ID: g.ID, Handle: p.Handle}
+	return pr
+}
 
 // OAuthTokenKind tells access tokens from refresh tokens.
 type OAuthTokenKind string

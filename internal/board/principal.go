@@ -20,6 +20,9 @@ type Principal struct {
 	// whoever they act for.
 	Role   Role
 	Source Source
+	// Credential is what the caller proved itself with (none locally):
+	// long work started by the call re-checks it (credential.go).
+	Credential Credential
 	// NoAuthorReason tells the caller how to get an author when Author is
 	// empty (for example: which environment variable to set).
 	NoAuthorReason string

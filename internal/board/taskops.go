@@ -34,8 +34,23 @@ func TaskNotFound(id string) *Error {
 	return Errorf(CodeNotFound, "task %q not found; task ids come from import_tickets, and find_request with the import's request_id shows its task", clip(id))
 }
 
-// visibleTask reads a task the caller may see: only the principal whose
-// call created it.
+// mayFollow says whether p may see and cancel task t: the principal whose
+// call created it; a person, the tasks of their own agents (and their
+// own under any credential); an admin, every task. An agent sees only its
+// own: one agent of a person never sees another's work.
+func mayFollow(p Principal, t Task) bool {
+	switch {
+	case p.Author == "":
+		return false
+	case RequestKey(p, t.Request.RequestID) == t.Request:
+		return true
+	case p.IsAI():
+		return false
+	}
+	return p.IsAdmin() || t.OnBehalfOf == p.Author || t.Author == p.Author
+}
+
+// visibleTask reads a task the caller may see (mayFollow).
 func (s *Service) visibleTask(ctx context.Context, id string) (Task, error) {
 	if !validTaskID(id) {
 		return Task{}, TaskNotFound(id)
@@ -48,21 +63,63 @@ func (s *Service) visibleTask(ctx context.Context, id string) (Task, error) {
 	if err != nil {
 		return Task{}, s.storeFailure(err)
 	}
-	if p.Author == "" || RequestKey(p, t.Request.RequestID) != t.Request {
+	if !mayFollow(p, t) {
 		return Task{}, TaskNotFound(id)
 	}
-	// A task of a workspace since hidden from the caller is as absent as
-	// the workspace (docs/decisions.md, "Hidden after the fact").
-	if p.IsAI() {
-		policy, err := s.store.WorkspacePolicy(ctx, t.Workspace)
-		if errors.Is(err, ErrNotFound) || (err == nil && !readable(p, policy)) {
-			return Task{}, TaskNotFound(id)
-		}
+	if ok, err := s.taskWorkspaceReadable(ctx, p, t); err != nil || !ok {
 		if err != nil {
-			return Task{}, s.storeFailure(err)
+			return Task{}, err
 		}
+		return Task{}, TaskNotFound(id)
 	}
 	return t, nil
+}
+
+// taskWorkspaceReadable: a task of a workspace since hidden from an AI
+// caller is as absent as the workspace (docs/decisions.md, "Hidden after
+// the fact"). People see every workspace.
+func (s *Service) taskWorkspaceReadable(ctx context.Context, p Principal, t Task) (bool, error) {
+	if !p.IsAI() {
+		return true, nil
+	}
+	policy, err := s.store.WorkspacePolicy(ctx, t.Workspace)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.storeFailure(err)
+	}
+	return readable(p, policy), nil
+}
+
+// ListTasks lists the running tasks (working or waiting) the caller may
+// follow, oldest first: for a person, what their agents are doing now,
+// so they can cancel it; for an admin, everyone's.
+func (s *Service) ListTasks(ctx context.Context) (TaskList, error) {
+	p := PrincipalFrom(ctx)
+	tasks, err := s.store.UnfinishedTasks(ctx, s.now())
+	if err != nil {
+		return TaskList{}, s.storeFailure(err)
+	}
+	list := TaskList{Tasks: []TaskView{}}
+	for _, t := range tasks {
+		if !mayFollow(p, t) {
+			continue
+		}
+		ok, err := s.taskWorkspaceReadable(ctx, p, t)
+		if err != nil {
+			return TaskList{}, err
+		}
+		if ok {
+			list.Tasks = append(list.Tasks, t.View())
+		}
+	}
+	return list, nil
+}
+
+// TaskList is the running tasks a caller may follow.
+type TaskList struct {
+	Tasks []TaskView `json:"tasks" jsonschema:"running tasks, oldest first"`
 }
 
 // GetTask reports a task's status, progress and, once ended, its result.

@@ -55,11 +55,17 @@ type Task struct {
 	Request ledger.Key `json:"request"`
 	// Author is who the work writes as (created_by of the tickets), and
 	// OnBehalfOf whom an agent acted for (in the tickets' history).
-	Author     string     `json:"author"`
-	OnBehalfOf string     `json:"on_behalf_of,omitempty"`
-	Workspace  string     `json:"workspace"`
+	Author     string `json:"author"`
+	OnBehalfOf string `json:"on_behalf_of,omitempty"`
+	Workspace  string `json:"workspace"`
+	// Credential is what the creating call was made with; every chunk
+	// re-checks it, so a revocation stops the task.
+	Credential Credential `json:"credential,omitempty"`
 	Status     TaskStatus `json:"status"`
-	Message    string     `json:"message"`
+	// StopReason, on a task cancelled by the server rather than a caller,
+	// says why (its status message includes it).
+	StopReason string `json:"stop_reason,omitempty"`
+	Message    string `json:"message"`
 	// Cursor is the next staged row to import; Progress.Done equals it.
 	Cursor   int      `json:"cursor"`
 	Progress Progress `json:"progress"`
@@ -87,6 +93,8 @@ type TaskView struct {
 	Tool           string          `json:"tool"`
 	RequestID      string          `json:"request_id"`
 	Workspace      string          `json:"workspace"`
+	Author         string          `json:"author" jsonschema:"who the task writes as: human:<handle> or ai:<name>"`
+	OnBehalfOf     string          `json:"on_behalf_of,omitempty" jsonschema:"the person the agent acts for"`
 	Status         TaskStatus      `json:"status"`
 	StatusMessage  string          `json:"status_message"`
 	Progress       Progress        `json:"progress"`
@@ -106,6 +114,8 @@ func (t Task) View() TaskView {
 		Tool:           t.Tool,
 		RequestID:      t.Request.RequestID,
 		Workspace:      t.Workspace,
+		Author:         t.Author,
+		OnBehalfOf:     t.OnBehalfOf,
 		Status:         t.Status,
 		StatusMessage:  t.Message,
 		Progress:       t.Progress,

@@ -41,10 +41,12 @@ func (t APIToken) Author() string {
 // An agent has no role, whoever it acts for: ai_policy applies to it, and
 // it administers nothing.
 func (t APIToken) Principal(p Person) Principal {
+	pr := AgentPrincipal(t.Agent, p)
 	if t.Agent == "" {
-		return p.Principal("")
+		pr = p.Principal("")
 	}
-	return AgentPrincipal(t.Agent, p)
+	pr.Credential = Credential{Kind: CredentialToken, ID: t.ID, Handle: p.Handle}
+	return pr
 }
 
 // AgentPrincipal is an agent named name acting for person p: the principal

@@ -58,6 +58,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		{"find_request", map[string]any{"request_id": "never"}},
 		{"import_tickets", map[string]any{"request_id": "o6", "workspace": "inbox", "tickets": []map[string]any{{"title": "one"}, {"title": "two", "tags": []string{"x"}}}}},
 		{"find_request", map[string]any{"request_id": "o6"}},
+		{"list_tasks", map[string]any{}},
 	}
 	seen := map[string]bool{}
 	for _, c := range calls {

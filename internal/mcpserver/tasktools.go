@@ -28,6 +28,16 @@ func registerTaskTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 	}, svc.GetTask)
 
 	add(s, who, &mcp.Tool{
+		Name: "list_tasks",
+		Description: "List the tasks still running that you may follow, oldest first: your own imports; " +
+			"for a person, also those of the agents acting for them (their API tokens and connected apps); for an admin, everyone's. " +
+			"Use it to find a task_id to follow with get_task or stop with cancel_task.",
+		Annotations: readOnly("List running tasks"),
+	}, func(ctx context.Context, _ struct{}) (board.TaskList, error) {
+		return svc.ListTasks(ctx)
+	})
+
+	add(s, who, &mcp.Tool{
 		Name:        "cancel_task",
 		Description: "Cancel a running task by task_id. It stops between chunks; what it imported before stays, and its status message says how much. Cancelling a task that already ended changes nothing.",
 		Annotations: &mcp.ToolAnnotations{Title: "Cancel task", IdempotentHint: true, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)},

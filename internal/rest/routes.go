@@ -127,12 +127,19 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.AddNoteInput) (board.NoteResult, error) {
 				return s.AddNote
 			}, nil),
+		op("GET", "/tasks", specInfo{id: "listTasks", status: 200,
+			summary: "Running tasks you may follow",
+			description: "The tasks still working, oldest first: an agent's own; for a person, their own and those of their agents (tokens and connected apps acting for them), so they can cancel them; for an admin, everyone's. " +
+				"Tasks of workspaces hidden from AI are absent for an agent's token."},
+			func(s *board.Service) func(context.Context, struct{}) (board.TaskList, error) {
+				return func(ctx context.Context, _ struct{}) (board.TaskList, error) { return s.ListTasks(ctx) }
+			}, nil),
 		op("GET", "/tasks/{id}", specInfo{id: "getTask", status: 200, path: map[string]string{"id": "task_id"}, retryAfter: true,
 			problems: []int{http.StatusNotFound},
 			summary:  "Follow a task",
 			description: "A task by its id (as get_task): status (working, completed, failed or cancelled), status_message, progress (rows done of total), " +
 				"the tickets imported, and once it ended its result (the import's final answer) or error. While it is working, Retry-After says in seconds when to look again. " +
-				"Only the caller whose request started the task sees it: another caller's task, an expired one and one of a workspace hidden from the caller are 404, as an id that never existed."},
+				"The caller whose request started the task sees it, and so do the person an agent acts for and admins; anyone else's task, an expired one and one of a workspace hidden from an agent are 404, as an id that never existed."},
 			func(s *board.Service) func(context.Context, board.TaskIDInput) (board.TaskView, error) {
 				return s.GetTask
 			}, nil),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,12 +105,13 @@ func TestImportTaskRoutes(t *testing.T) {
 		opts, rows := largeImport(backend)
 		e := newEnv(t, backend, opts)
 		alice := e.tokens["alice"]
-		started, _ := e.importTickets(alice, "inbox", "imp-big", importBody("big", rows))
+		started, startedAnswer := e.importTickets(alice, "inbox", "imp-big", importBody("big", rows))
 		if started.Replayed || started.Progress.Total != rows || started.Workspace != "inbox" {
 			t.Fatalf("the import answered %+v", started)
 		}
-		if started.Status != board.TaskWorking && started.Status != board.TaskCompleted {
-			t.Fatalf("a %d-row import answered %s", rows, started.Status)
+		if started.Status != board.TaskWorking || startedAnswer.status != http.StatusAccepted || startedAnswer.header.Get("Retry-After") == "" {
+			t.Fatalf("a %d-row import answered %d %s (Retry-After %q), want 202 working with Retry-After: the runner imports it",
+				rows, startedAnswer.status, started.Status, startedAnswer.header.Get("Retry-After"))
 		}
 		done := e.followTask(alice, started.TaskID, 2*time.Minute)
 		if done.Status != board.TaskCompleted || done.Imported != rows || done.Progress.Done != rows || done.Tool != board.ToolImportTickets ||
@@ -364,8 +366,8 @@ func TestImportKeyAcrossMCPAndREST(t *testing.T) {
 	})
 }
 
-// Who sees a task: only the principal whose request started it (another
-// person, the same agent for another person, the person the agent acts for:
+// Who sees a task: the principal whose request started it and the person
+// its agent acts for (another person, the same agent for another person:
 // 404 exactly as an id that never existed); an ai:* token loses a task whose
 // workspace became hidden (404 as absent, its cancellation's key too) and is
 // refused imports into a read_only workspace (403) and a hidden one (404 as
@@ -393,8 +395,11 @@ func TestTaskVisibility(t *testing.T) {
 		}
 
 		mine, _ := e.importTickets(claude, "inbox", "vis-1", importBody("vis", 2))
-		e.ok(call{method: "GET", path: "/api/v1/tasks/" + mine.TaskID, token: claude}, 200)
-		for _, other := range []string{alice, bob, botbob} {
+		own := e.ok(call{method: "GET", path: "/api/v1/tasks/" + mine.TaskID, token: claude}, 200)
+		if hers := e.ok(call{method: "GET", path: "/api/v1/tasks/" + mine.TaskID, token: alice}, 200); canonical(t, hers.body) != canonical(t, own.body) {
+			t.Fatalf("alice sees her agent's task as %s; the agent sees %s", hers.body, own.body)
+		}
+		for _, other := range []string{bob, botbob} {
 			absentAs(other, mine.TaskID, "GET", "")
 			absentAs(other, mine.TaskID, "POST", "vis-other")
 		}
@@ -501,4 +506,74 @@ func TestTaskRouteErrors(t *testing.T) {
 	if n := e.ticketCount("inbox"); n != 4 {
 		t.Fatalf("inbox holds %d tickets after the refusals, want the 4 imported", n)
 	}
+}
+
+// A person follows and stops their agents' work: while an import by bob's
+// agent runs, GET /tasks lists it for bob (a member) and for alice (an
+// admin), not for alice's agent; MCP's list_tasks and get_task show bob
+// the same; that agent gets 404 for it as for an id
+// that never existed; bob cancels it and it stays cancelled.
+func TestPersonStopsTheirAgentsTask(t *testing.T) {
+	eachStore(t, func(t *testing.T, backend string) {
+		gate := &chunkGate{committed: make(chan board.Task, 1), release: make(chan struct{})}
+		opts := taskOptions
+		opts.wrap = func(s board.Store) board.Store { gate.Store = s; return gate }
+		e := newEnv(t, backend, opts)
+		alice, claude, bob, botbob := e.tokens["alice"], e.tokens["claude"], e.tokens["bob"], e.tokens["botbob"]
+		release := sync.OnceFunc(func() { close(gate.release) })
+		defer release()
+		started, _ := e.importTickets(botbob, "inbox", "agent-run", importBody("agent", 1200))
+		select {
+		case <-gate.committed:
+		case <-time.After(time.Minute):
+			t.Fatal("the runner committed no chunk within a minute")
+		}
+		listed := func(token string) []string {
+			var ids []string
+			for _, v := range decodeAs[board.TaskList](t, e.ok(call{method: "GET", path: "/api/v1/tasks", token: token}, 200)).Tasks {
+				ids = append(ids, v.TaskID)
+			}
+			return ids
+		}
+		for who, token := range map[string]string{"botbob": botbob, "bob": bob, "alice (admin)": alice} {
+			if got := listed(token); !slices.Equal(got, []string{started.TaskID}) {
+				t.Errorf("GET /tasks as %s lists %v, want the running import %s", who, got, started.TaskID)
+			}
+		}
+		if got := listed(claude); len(got) != 0 {
+			t.Errorf("GET /tasks as alice's agent lists %v; another agent's work is not its to see", got)
+		}
+		got := e.do(call{method: "POST", path: "/api/v1/tasks/" + started.TaskID + "/cancel", token: claude, key: "not-mine"})
+		want := e.do(call{method: "POST", path: "/api/v1/tasks/" + absentTask + "/cancel", token: claude, key: "not-mine-absent"})
+		if got.status != 404 || strings.ReplaceAll(got.problem(t).Detail, started.TaskID, absentTask) != want.problem(t).Detail {
+			t.Fatalf("another agent cancelling: %d %s", got.status, got.body)
+		}
+		v := decodeAs[board.TaskView](t, e.ok(call{method: "GET", path: "/api/v1/tasks/" + started.TaskID, token: bob}, 200))
+		if v.Author != "ai:claude" || v.OnBehalfOf != "human:bob" || v.Status != board.TaskWorking {
+			t.Fatalf("bob sees his agent's task as %+v", v)
+		}
+		// Over MCP, as himself: list_tasks and get_task answer what REST does.
+		cs := mcpSession(t, e.url, bob, modernVersion)
+		if got, text := tool(t, cs, "list_tasks", map[string]any{}); text != "" || canonical(t, got) != canonical(t, e.ok(call{method: "GET", path: "/api/v1/tasks", token: bob}, 200).body) {
+			t.Fatalf("list_tasks as bob: %s %s", got, text)
+		}
+		if got, text := tool(t, cs, "get_task", map[string]any{"task_id": started.TaskID}); text != "" || !strings.Contains(string(got), `"on_behalf_of":"human:bob"`) {
+			t.Fatalf("get_task as bob: %s %s", got, text)
+		}
+		cancelled := decodeAs[board.CancelTaskResult](t, e.ok(call{method: "POST", path: "/api/v1/tasks/" + started.TaskID + "/cancel", token: bob, key: "stop-my-agent"}, 200))
+		if cancelled.Task.Status != board.TaskCancelled {
+			t.Fatalf("bob's cancel answered %+v", cancelled)
+		}
+		release()
+		for _, r := range e.runners {
+			r.Close()
+		}
+		end := decodeAs[board.TaskView](t, e.ok(call{method: "GET", path: "/api/v1/tasks/" + started.TaskID, token: botbob}, 200))
+		if end.Status != board.TaskCancelled || e.ticketCount("inbox") != end.Imported || end.Imported >= 1200 {
+			t.Fatalf("after bob's cancel the agent sees %+v and the store holds %d tickets", end, e.ticketCount("inbox"))
+		}
+		if got := listed(bob); len(got) != 0 {
+			t.Errorf("GET /tasks after the cancel still lists %v", got)
+		}
+	})
 }

@@ -23,6 +23,7 @@ import (
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -433,6 +434,61 @@ func TestStateMachineOnMoto(t *testing.T) {
 			t.Fatalf("task = %s, %d imported: %s", end.Status, end.Imported, end.StatusMessage)
 		}
 		e.rowsImportedOnce(t, "stopped", 6000, 1000)
+	})
+
+	t.Run("a revoked token stops the import at its next chunk", func(t *testing.T) {
+		ctx := context.Background()
+		op := board.WithPrincipal(ctx, auth.Operator)
+		accounts := auth.NewAccounts(auth.Config{Store: e.store})
+		pw := "a long enough password"
+		if _, err := accounts.AddPerson(op, auth.AddPersonInput{Handle: "carol", Password: &pw}); err != nil {
+			t.Fatal(err)
+		}
+		made, err := accounts.CreateToken(op, auth.CreateTokenInput{Handle: "carol", Agent: "claude"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		carol, err := e.store.GetPerson(ctx, "carol")
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent := board.WithPrincipal(ctx, made.Token.Principal(carol))
+		gate := make(chan struct{})
+		inside := make(chan struct{})
+		var entered sync.Once
+		e.api.set(func(ev sfn.Event) error {
+			if ev.Action == "run" && ev.Cursor > 0 {
+				entered.Do(func() { close(inside) })
+				<-gate // the second invocation waits: the revocation lands now
+			}
+			return nil
+		}, nil)
+		defer e.api.set(nil, nil)
+		release := sync.OnceFunc(func() { close(gate) })
+		defer release()
+		in := board.ImportTicketsInput{RequestID: "revoked", Workspace: "inbox"}
+		for i := range 3000 {
+			in.Tickets = append(in.Tickets, board.ImportTicket{Title: fmt.Sprintf("revoked row %05d", i)})
+		}
+		res, err := e.svc.ImportTickets(agent, in)
+		if err != nil || res.Status != board.TaskWorking {
+			t.Fatalf("import = %+v, %v", res, err)
+		}
+		<-inside
+		if _, err := accounts.RevokeToken(op, made.Token.ID); err != nil {
+			t.Fatal(err)
+		}
+		release()
+		if st := e.waitExecution(t, res.TaskID, 2*time.Minute); st == types.ExecutionStatusFailed {
+			t.Errorf("execution %s: a revocation is a cancellation, not a failure", st)
+		}
+		end, err := e.store.GetTask(ctx, res.TaskID, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end.Status != board.TaskCancelled || end.Imported != 1000 || !strings.Contains(end.Message, "revoked") {
+			t.Fatalf("task = %s, %d imported: %s; want cancelled after the first invocation's 1000 rows", end.Status, end.Imported, end.Message)
+		}
 	})
 
 	t.Run("a chunk whose answer was lost is re-run and replays", func(t *testing.T) {

@@ -68,6 +68,8 @@ func New(cfg Config) *Server {
 	private.HandleFunc("GET /tokens", s.tokensPage)
 	private.HandleFunc("POST /tokens", s.createToken)
 	private.HandleFunc("POST /tokens/{id}/revoke", s.revokeToken)
+	private.HandleFunc("GET /tasks", s.tasksPage)
+	private.HandleFunc("POST /tasks/{id}/cancel", s.cancelTask)
 	if cfg.OAuth != nil {
 		private.HandleFunc("GET "+oauth.PathAuthorize, s.authorizePage)
 		private.HandleFunc("POST "+oauth.PathAuthorize, s.authorize)
