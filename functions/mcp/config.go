@@ -74,6 +74,9 @@ type config struct {
 	// passwordChecked, if set, is called before each sign-in's password
 	// check: tests count the checks with it.
 	passwordChecked func()
+	// adminCommand: the store is opened by an admin command (people,
+	// tokens), which on SQLite gets in between a running server's writes.
+	adminCommand bool
 }
 
 func loadConfig(getenv func(string) string) (config, error) {

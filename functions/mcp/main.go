@@ -110,7 +110,7 @@ func run(log *slog.Logger) error {
 func openStore(ctx context.Context, cfg config, log *slog.Logger, early func(board.Store)) (board.Store, error) {
 	switch cfg.Store {
 	case storeSQLite:
-		return openSQLite(ctx, cfg.DataDir, log)
+		return openSQLite(ctx, cfg.DataDir, log, cfg.adminCommand)
 	case storeDynamoDB:
 		ep := dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable, SerializeWrites: cfg.SerializeWrites}
 		if early != nil {

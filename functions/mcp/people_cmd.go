@@ -160,6 +160,7 @@ func (c command) run(ctx context.Context) int {
 // token use cases; warnings go to stderr.
 func (c command) openAccounts(ctx context.Context, cfg config) (*auth.Accounts, func(), error) {
 	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg.adminCommand = true
 	store, err := openStore(ctx, cfg, log, nil)
 	if err != nil {
 		return nil, nil, err

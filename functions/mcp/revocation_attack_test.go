@@ -21,6 +21,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
 )
 
@@ -307,4 +308,69 @@ func waitTaskEnds(t *testing.T, store board.Store, id string, limit time.Duratio
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// `tokens revoke`, run as the admin command (a second process on the same
+// SQLite file) while a 10 000-row import by that token runs, used to wait
+// for the write lock behind the import's chunks and often landed only
+// after the whole import. Now it succeeds while the import still runs,
+// and the import stops within one chunk of the moment the command
+// returned. (How soon the command gets in between chunks depends on their
+// timing here; internal/sqlite's TestAdminCommandIsNotStarvedByServerWrites
+// pins that down with a server that never pauses.)
+func TestCommandLineRevocationLandsMidImport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := buildServer(t)
+	data := t.TempDir()
+	ctx := context.Background()
+	store, err := sqlite.OpenDir(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	base := serveWithRunner(t, store)
+	op := board.WithPrincipal(ctx, ledgerauth.Operator)
+	accounts := ledgerauth.NewAccounts(ledgerauth.Config{Store: store})
+	pw := e2ePassword
+	if _, err := accounts.AddPerson(op, ledgerauth.AddPersonInput{Handle: "alice", Password: &pw}); err != nil {
+		t.Fatal(err)
+	}
+	made, err := accounts.CreateToken(op, ledgerauth.CreateTokenInput{Handle: "alice", Agent: "claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows, chunk = 10000, 500
+	id := restImport(t, base, "Bearer "+made.Secret, "cli-revoke", rows)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		task, err := store.GetTask(ctx, id, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.Cursor > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the import committed no chunk within a minute")
+		}
+	}
+	env := []string{"LEDGER_DATA=" + data, "LEDGER_STORE=sqlite", "LEDGER_ADDR=127.0.0.1:8080", "LEDGER_BASE_URL="}
+	_, errOut, code := admin(t, bin, env, "", "tokens", "revoke", made.Token.ID)
+	if code != 0 {
+		t.Fatalf("tokens revoke beside the running import: exit %d: %s", code, errOut)
+	}
+	atReturn, err := store.GetTask(ctx, id, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if atReturn.Status == board.TaskCompleted {
+		t.Fatalf("the revocation landed only after the whole import: %s", atReturn.Message)
+	}
+	end := waitTaskEnds(t, store, id, 2*time.Minute)
+	if end.Status != board.TaskCancelled || end.Imported > atReturn.Imported+chunk || !strings.Contains(end.Message, "revoked") {
+		t.Fatalf("the task ended %s with %d rows imported, %d when the command returned (one chunk is %d): %s",
+			end.Status, end.Imported, atReturn.Imported, chunk, end.Message)
+	}
+	t.Logf("revoked at row %d of %d; the import stopped at row %d", atReturn.Imported, rows, end.Imported)
 }

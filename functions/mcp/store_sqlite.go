@@ -19,11 +19,16 @@ const sweepEvery = 10 * time.Minute
 // when the store closes or ctx ends. The Lambda build (-tags lambda) leaves it out:
 // Lambda runs on DynamoDB only, and the SQLite engine is a quarter of the
 // binary.
-func openSQLite(ctx context.Context, dir string, log *slog.Logger) (board.Store, error) {
-	s, err := sqlite.OpenDir(ctx, dir)
+// An admin command's store (adminCommand) gets in between a running
+// server's writes (sqlite.Options.Priority) and sweeps nothing: the
+// server does that.
+func openSQLite(ctx context.Context, dir string, log *slog.Logger, adminCommand bool) (board.Store, error) {
+	s, err := sqlite.OpenDirWith(ctx, dir, sqlite.Options{Priority: adminCommand})
 	if err != nil {
 		return nil, err
 	}
-	go s.RunSweeper(ctx, sweepEvery, time.Now, log)
+	if !adminCommand {
+		go s.RunSweeper(ctx, sweepEvery, time.Now, log)
+	}
 	return s, nil
 }

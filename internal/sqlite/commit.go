@@ -121,9 +121,15 @@ func (s *Store) runBatch(batch []job, h *hooks) {
 	// may interrupt it: an interrupted statement can roll back the whole
 	// transaction, other callers' writes with it.
 	bg := context.Background()
-	tx, err := s.write.BeginTx(bg, nil)
+	release, err := s.enter()
 	if err != nil {
 		answer(err)
+		return
+	}
+	defer release()
+	tx, err := s.write.BeginTx(bg, nil)
+	if err != nil {
+		answer(s.busyError(err))
 		return
 	}
 	for i, j := range batch {

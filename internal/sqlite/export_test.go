@@ -1,5 +1,7 @@
 package sqlite
 
+import "time"
+
 // SetBatchHooks places the committer's next batches exactly (see hooks in
 // commit.go); nil functions leave that point alone.
 func SetBatchHooks(s *Store, collect func(n int) bool, beforeCommit func(), committed func(error)) {
@@ -8,3 +10,10 @@ func SetBatchHooks(s *Store, collect func(n int) bool, beforeCommit func(), comm
 
 // ClearBatchHooks returns the committer to taking what is waiting.
 func ClearBatchHooks(s *Store) { s.hooks.Store(nil) }
+
+// SetPriorityWait shortens how long admin commands wait, for a test.
+func SetPriorityWait(d time.Duration) (restore func()) {
+	old := priorityWait
+	priorityWait = d
+	return func() { priorityWait = old }
+}

@@ -28,6 +28,18 @@ type Store struct {
 	stop  chan struct{}
 	done  chan struct{}
 	hooks atomic.Pointer[hooks] // tests only (commit.go)
+	// turn is where writers of other processes on the file meet
+	// (turnstile.go); priority: this store is an admin command's.
+	turn     *turnstile
+	priority bool
+}
+
+// Options changes how a store is opened.
+type Options struct {
+	// Priority is for admin commands run beside a server on the same file:
+	// each write gets in after at most the server's transaction in flight,
+	// or fails with ErrBusy after a bounded wait (turnstile.go).
+	Priority bool
 }
 
 var _ board.Store = (*Store)(nil)
@@ -37,19 +49,33 @@ const FileName = "ledger.db"
 
 // OpenDir opens (creating if needed) the store in dir/ledger.db.
 func OpenDir(ctx context.Context, dir string) (*Store, error) {
+	return OpenDirWith(ctx, dir, Options{})
+}
+
+// OpenDirWith is OpenDir with options.
+func OpenDirWith(ctx context.Context, dir string, o Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("creating data directory %s: %w", dir, err)
 	}
-	return Open(ctx, filepath.Join(dir, FileName))
+	return OpenWith(ctx, filepath.Join(dir, FileName), o)
 }
 
 // Open opens (creating if needed) the database at path, applies the schema
 // and seeds the default workspaces.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	q := url.Values{}
+	busy := 10 * time.Second
+	if o.Priority {
+		busy = priorityWait // the whole wait an admin command accepts
+	}
 	for _, p := range []string{
 		"journal_mode(WAL)",
-		"busy_timeout(10000)",
+		fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()),
 		// FULL: an acknowledged write survives power loss, not only a crash.
 		"synchronous(FULL)",
 		// Statement journals (a write with triggers needs one to undo itself)
@@ -75,10 +101,23 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	read := sql.OpenDB(countingConnector{cachingConnector{connector}})
 	read.SetMaxOpenConns(8)
-	s := &Store{write: write, read: read, jobs: make(chan job), stop: make(chan struct{}), done: make(chan struct{})}
-	if err := s.migrate(ctx); err != nil {
+	turn, err := openTurnstile(path)
+	if err != nil {
 		write.Close()
 		read.Close()
+		return nil, fmt.Errorf("opening %s's lock file: %w", path, err)
+	}
+	s := &Store{write: write, read: read, jobs: make(chan job), stop: make(chan struct{}), done: make(chan struct{}),
+		turn: turn, priority: o.Priority}
+	release, err := s.enter()
+	if err == nil {
+		err = s.busyError(s.migrate(ctx))
+		release()
+	}
+	if err != nil {
+		write.Close()
+		read.Close()
+		turn.close()
 		return nil, fmt.Errorf("preparing %s: %w", path, err)
 	}
 	go s.committer()
@@ -93,7 +132,7 @@ func (s *Store) Close() error {
 		close(s.stop)
 	}
 	<-s.done
-	return errors.Join(s.write.Close(), s.read.Close())
+	return errors.Join(s.write.Close(), s.read.Close(), s.turn.close())
 }
 
 // timeFormat is fixed-width so stored times compare correctly as text.
