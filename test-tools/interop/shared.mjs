@@ -5,12 +5,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { snapshotToolNames } from '../lib/toolsnaps.mjs';
 
 export const url = process.env.MCP_URL;
 if (!url) throw new Error('MCP_URL is not set: run these tests through test-tools/run.sh');
 
 const readTools = ['list_workspaces', 'get_workspace_summary', 'list_tickets', 'get_ticket', 'list_ticket_notes',
-  'list_ticket_history', 'find_request', 'get_task'];
+  'list_ticket_history', 'find_request', 'get_task', 'list_tasks'];
 const writeTools = ['create_ticket', 'update_ticket', 'move_ticket', 'add_note', 'import_tickets'];
 
 /**
@@ -72,9 +73,10 @@ export function interopSuite({ label, wantVersion, connect, request }) {
       assert.equal(negotiated, wantVersion);
     });
 
-    test('lists all 14 tools with output schemas and annotations', async () => {
+    test('lists every tool of the golden snapshots with output schemas and annotations', async () => {
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
+      assert.deepEqual([...byName.keys()].sort(), snapshotToolNames);
       for (const name of [...readTools, ...writeTools]) {
         const t = byName.get(name);
         assert.ok(t, `tool ${name} missing from tools/list (got ${[...byName.keys()].join(', ')})`);
