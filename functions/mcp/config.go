@@ -77,6 +77,9 @@ type config struct {
 	// adminCommand: the store is opened by an admin command (people,
 	// tokens), which on SQLite gets in between a running server's writes.
 	adminCommand bool
+	// registrationsPerWindow overrides the store-wide cap of OAuth client
+	// registrations per window, in tests; 0: the default.
+	registrationsPerWindow int
 }
 
 func loadConfig(getenv func(string) string) (config, error) {

@@ -161,7 +161,8 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	var authServer *oauth.Server
 	rcfg := auth.ResolverConfig{Mode: cfg.Auth, Accounts: accounts, LocalAgent: cfg.principal()}
 	if cfg.Auth == auth.ModeRequired {
-		authServer = oauth.New(oauth.Config{Store: store, Accounts: accounts, Issuer: cfg.BaseURL, Documents: cfg.documents, Logger: log})
+		authServer = oauth.New(oauth.Config{Store: store, Accounts: accounts, Issuer: cfg.BaseURL, Documents: cfg.documents, Logger: log,
+			RegistrationsPerWindow: cfg.registrationsPerWindow})
 		rcfg.ResourceMetadata = authServer.ResourceMetadataURL
 	}
 	resolver := auth.NewResolver(rcfg)

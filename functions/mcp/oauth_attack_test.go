@@ -19,6 +19,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // The authorization server under attack, against the composition root in
@@ -178,5 +179,66 @@ func TestRegistrationIsBounded(t *testing.T) {
 	}
 	if _, err := store.GetOAuthClient(ctx, first, time.Now().Add(61*time.Minute)); !errors.Is(err, board.ErrNotFound) {
 		t.Fatalf("an unused registration after an hour: %v, want not found", err)
+	}
+}
+
+// The per-address and per-instance registration bounds hold in one
+// process; many instances together could still fill the store. The
+// store-wide cap counts registrations in the store itself: with a cap of 5
+// per window, 12 registrations from 12 addresses through 3 instances at
+// once store exactly 5, and the other 7 are refused with 429 and
+// Retry-After. (The cap is lowered for the test; the default's counting is
+// the same code, and the contract suite races the store's count on every
+// backend.)
+func TestRegistrationCapHoldsAcrossInstances(t *testing.T) {
+	for _, backend := range []string{"sqlite", "minidyn", "moto"} {
+		t.Run(backend, func(t *testing.T) {
+			store := e2eStore(t, backend)
+			const perWindow, tries = 5, 12
+			cfg := config{Auth: ledgerauth.ModeRequired, BaseURL: "http://127.0.0.1:8080", Retention: 24 * time.Hour, Store: storeSQLite,
+				registrationsPerWindow: perWindow}
+			instances := make([]http.Handler, 3)
+			for i := range instances {
+				h, err := newHandler(cfg, store, slog.New(slog.DiscardHandler), mcpserver.HandlerOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				instances[i] = h
+			}
+			// A window turning over during the registrations would let
+			// more in; then the round is run again in the new window.
+			for round := 0; ; round++ {
+				window := time.Now().Truncate(10 * time.Minute)
+				codes := make([]int, tries)
+				retryAfter := make([]string, tries)
+				storetest.Together(tries, func(i int) {
+					body, _ := json.Marshal(map[string]any{"client_name": fmt.Sprint("App ", i), "redirect_uris": []string{"https://app.example/cb"}})
+					r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080"+oauth.PathRegister, bytes.NewReader(body))
+					r.Header.Set("Content-Type", "application/json")
+					r.RemoteAddr = fmt.Sprintf("192.0.2.%d:1", round*tries+i+1)
+					rec := httptest.NewRecorder()
+					instances[i%len(instances)].ServeHTTP(rec, r)
+					codes[i], retryAfter[i] = rec.Code, rec.Header().Get("Retry-After")
+				})
+				if !time.Now().Truncate(10*time.Minute).Equal(window) && round == 0 {
+					continue
+				}
+				created, refused := 0, 0
+				for i, code := range codes {
+					switch {
+					case code == http.StatusCreated:
+						created++
+					case code == http.StatusTooManyRequests && retryAfter[i] != "":
+						refused++
+					default:
+						t.Errorf("registration %d: %d (Retry-After %q), want 201, or 429 with Retry-After", i, code, retryAfter[i])
+					}
+				}
+				if created != perWindow || refused != tries-perWindow {
+					t.Fatalf("%d registrations stored and %d refused; want %d and %d", created, refused, perWindow, tries-perWindow)
+				}
+				return
+			}
+		})
 	}
 }

@@ -17,6 +17,14 @@ func (s *openingStore) PutOAuthClient(ctx context.Context, c board.OAuthClient) 
 	return st.PutOAuthClient(ctx, c)
 }
 
+func (s *openingStore) CountOAuthRegistration(ctx context.Context, window, keepUntil time.Time, limit int) (bool, error) {
+	st, err := s.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	return st.CountOAuthRegistration(ctx, window, keepUntil, limit)
+}
+
 func (s *openingStore) GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error) {
 	st, err := s.get(ctx)
 	if err != nil {

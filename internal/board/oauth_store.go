@@ -17,6 +17,12 @@ type OAuthStore interface {
 	PutOAuthClient(ctx context.Context, c OAuthClient) error
 	// GetOAuthClient returns a client unexpired at now, or ErrNotFound.
 	GetOAuthClient(ctx context.Context, id string, now time.Time) (OAuthClient, error)
+	// CountOAuthRegistration counts one client registration in the window
+	// that began at window, if fewer than limit were counted in it, and
+	// says whether it did, atomically across instances: of any number of
+	// concurrent calls for one window, at most limit are ok. The store may
+	// forget a window after keepUntil.
+	CountOAuthRegistration(ctx context.Context, window, keepUntil time.Time, limit int) (ok bool, err error)
 
 	// CreateOAuthCode stores a new authorization code; ErrExists when its
 	// hash is taken.

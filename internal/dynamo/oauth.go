@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 //	code      OCODE#<code hash>               / C
 //	grant     OGRANT                          / <grant id>
 //	token     OTOKEN#<token hash>             / T
+//	window    OREGWINDOW#<start, unix seconds> / W  (registrations counted)
 //
 // Grants share one partition, like API tokens (a person's grants are one
 // Query). Clients, codes and tokens each have their own, read by key only.
@@ -37,6 +39,10 @@ const (
 	skOAuthClient       = "C"
 	skOAuthCode         = "C"
 	skOAuthToken        = "T"
+	pkOAuthRegWindow    = "OREGWINDOW#"
+	skOAuthRegWindow    = "W"
+	attrRegistrations   = "n"
+	typeOAuthRegWindow  = "oauth_registration_window"
 
 	attrClientID     = "client_id"
 	attrClientName   = "client_name"
@@ -230,6 +236,38 @@ func (s *Store) PutOAuthClient(ctx context.Context, c board.OAuthClient) error {
 	}
 	_, err = s.writeOnce(ctx, []types.TransactWriteItem{s.put(item, "", nil, nil, false)})
 	return err
+}
+
+// CountOAuthRegistration is one UpdateItem (not a transaction: concurrent
+// counts on one item are serialized by DynamoDB, never refused as
+// conflicts) that adds one on the condition that the window is below the
+// limit.
+func (s *Store) CountOAuthRegistration(ctx context.Context, window, keepUntil time.Time, limit int) (bool, error) {
+	if limit <= 0 {
+		return false, nil
+	}
+	done, err := s.writeTurn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer done()
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      key(pkOAuthRegWindow+strconv.FormatInt(window.Unix(), 10), skOAuthRegWindow),
+		UpdateExpression:         aws.String("SET #type = :type, #ttl = :ttl ADD #n :one"),
+		ConditionExpression:      aws.String("attribute_not_exists(#n) OR #n < :limit"),
+		ExpressionAttributeNames: map[string]string{"#type": attrType, "#ttl": attrExpiresAt, "#n": attrRegistrations},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":type": str(typeOAuthRegWindow),
+			":ttl": num(ttlSeconds(keepUntil)), ":one": num(1), ":limit": num(int64(limit))},
+	})
+	if err == nil {
+		return true, nil
+	}
+	c, err := conditionFailed(err)
+	if c != nil {
+		return false, nil
+	}
+	return false, err
 }
 
 // GetOAuthClient is one consistent GetItem.

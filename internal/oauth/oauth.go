@@ -78,8 +78,11 @@ type Config struct {
 	// Documents configures fetching client ID metadata documents.
 	Documents                      FetchConfig
 	AccessTTL, RefreshTTL, CodeTTL time.Duration // 0: the defaults
-	Now                            func() time.Time
-	Logger                         *slog.Logger
+	// RegistrationsPerWindow caps the client registrations all instances
+	// together store per window (registerlimit.go); 0: the default.
+	RegistrationsPerWindow int
+	Now                    func() time.Time
+	Logger                 *slog.Logger
 }
 
 // Server is the authorization server. Nothing is built in New beyond a
@@ -104,6 +107,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.CodeTTL == 0 {
 		cfg.CodeTTL = DefaultCodeTTL
+	}
+	if cfg.RegistrationsPerWindow == 0 {
+		cfg.RegistrationsPerWindow = registrationsPerStore
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

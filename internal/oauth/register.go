@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -33,8 +34,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ok, wait := s.regs.allow(edge.ClientAddr(r), s.now()); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		writeError(w, newError(http.StatusTooManyRequests, errInvalidRequest, "too many client registrations; try again later"))
+		tooManyRegistrations(w, wait)
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -55,6 +55,20 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	c, oerr := s.checkRegistration(meta)
 	if oerr != nil {
 		writeError(w, oerr)
+		return
+	}
+	// Only registrations that would be stored count against the store-wide
+	// cap: a refused one costs the store nothing.
+	ok, wait, err := s.countInStore(r.Context())
+	if err != nil {
+		e := s.failure("counting a client registration", err)
+		writeError(w, newError(http.StatusInternalServerError, errServerError, e.Error()))
+		return
+	}
+	if !ok {
+		s.log.Warn("oauth: the store-wide registration cap is reached; refusing registrations until the window turns over",
+			"per_window", s.cfg.RegistrationsPerWindow, "retry_after", wait)
+		tooManyRegistrations(w, wait)
 		return
 	}
 	if err := s.cfg.Store.PutOAuthClient(r.Context(), c); err != nil {
@@ -120,4 +134,11 @@ func (s *Server) checkRegistration(meta oauthex.ClientRegistrationMetadata) (boa
 	now := s.now()
 	return board.OAuthClient{ID: newClientID(), Kind: board.OAuthClientRegistered, Name: name, URI: uri,
 		RedirectURIs: meta.RedirectURIs, CreatedAt: now, ExpiresAt: now.Add(unusedClientTTL)}, nil
+}
+
+// tooManyRegistrations refuses a registration for now, whichever bound it
+// hit: the caller learns when to try again, not which bound it was.
+func tooManyRegistrations(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	writeError(w, newError(http.StatusTooManyRequests, errInvalidRequest, "too many client registrations; try again later"))
 }

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"net/netip"
 	"sync"
 	"time"
@@ -12,15 +13,30 @@ import (
 // registration (maxRegistrationBodyBytes), an hour of life unless a grant
 // uses it (unusedClientTTL), and per fixed window of registrationWindow at
 // most registrationsPerAddr from one client address (per /64 for IPv6) and
-// registrationsPerInstance from everyone together, in this process.
-// claude.ai and Claude Code register once per connection attempt, far
-// below these.
+// registrationsPerInstance from everyone together, in this process, and
+// registrationsPerStore stored by all instances together, counted in the
+// store. claude.ai and Claude Code register once per connection attempt,
+// far below these. The store-wide cap is what bounds the table: at most
+// registrationsPerStore × 6 unused clients (an hour of windows) of at most
+// a few KiB each.
 const (
 	registrationWindow       = 10 * time.Minute
 	registrationsPerAddr     = 10
 	registrationsPerInstance = 200
+	registrationsPerStore    = 1000
 	registrationAddrsMax     = 10_000
 )
+
+// countInStore counts one registration in the store's current window,
+// shared by every instance: windows are aligned to registrationWindow so
+// all instances agree on where one begins. It says how long until the
+// window turns over when the window is full.
+func (s *Server) countInStore(ctx context.Context) (bool, time.Duration, error) {
+	now := s.now()
+	window := now.Truncate(registrationWindow)
+	ok, err := s.cfg.Store.CountOAuthRegistration(ctx, window, window.Add(2*registrationWindow), s.cfg.RegistrationsPerWindow)
+	return ok, window.Add(registrationWindow).Sub(now), err
+}
 
 type registrationLimiter struct {
 	mu     sync.Mutex

@@ -102,6 +102,27 @@ func (s *Store) PutOAuthClient(ctx context.Context, c board.OAuthClient) error {
 	})
 }
 
+// CountOAuthRegistration counts in one upsert whose update applies only
+// below the limit: no row changed means the window is full.
+func (s *Store) CountOAuthRegistration(ctx context.Context, window, keepUntil time.Time, limit int) (bool, error) {
+	if limit <= 0 {
+		return false, nil
+	}
+	var counted bool
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO oauth_registration_windows (window_start, n, keep_until) VALUES (?, 1, ?)
+			ON CONFLICT (window_start) DO UPDATE SET n = n + 1 WHERE n < ?`,
+			formatTime(window), formatTime(keepUntil), limit)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		counted = n == 1
+		return err
+	})
+	return counted, err
+}
+
 // GetOAuthClient reads an unexpired client.
 func (s *Store) GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error) {
 	c, err := scanOAuthClient(s.read.QueryRowContext(ctx, `SELECT `+oauthClientColumns+` FROM oauth_clients
@@ -297,6 +318,7 @@ func (s *Store) sweepOAuth(ctx context.Context, now time.Time) (int, error) {
 			`DELETE FROM oauth_tokens WHERE expires_at <= ?`,
 			`DELETE FROM oauth_grants WHERE expires_at <= ?`,
 			`DELETE FROM oauth_clients WHERE expires_at IS NOT NULL AND expires_at <= ?`,
+			`DELETE FROM oauth_registration_windows WHERE keep_until <= ?`,
 		} {
 			res, err := tx.ExecContext(ctx, q, formatTime(now))
 			if err != nil {

@@ -122,4 +122,9 @@ CREATE INDEX IF NOT EXISTS oauth_tokens_by_grant ON oauth_tokens (grant_id);
 CREATE INDEX IF NOT EXISTS oauth_tokens_by_expiry ON oauth_tokens (expires_at);
 CREATE INDEX IF NOT EXISTS oauth_codes_by_expiry ON oauth_codes (expires_at);
 CREATE INDEX IF NOT EXISTS oauth_grants_by_expiry ON oauth_grants (expires_at);
+CREATE TABLE IF NOT EXISTS oauth_registration_windows (
+	window_start TEXT PRIMARY KEY,
+	n            INTEGER NOT NULL,
+	keep_until   TEXT NOT NULL
+);
 `

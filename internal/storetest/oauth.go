@@ -30,6 +30,7 @@ func oauthTests() []contractTest {
 		{"grants are listed per person or all, unexpired, oldest first", testOAuthListGrants},
 		{"a grant is revoked once; unknown is ErrNotFound", testOAuthRevokeGrant},
 		{"a grant's use is recorded only when the last one is stale", testOAuthTouchGrant},
+		{"registrations counted at once in one window: exactly the limit are ok; another window counts apart", testOAuthRegistrationWindow},
 	}
 }
 
@@ -506,5 +507,34 @@ func testOAuthTouchGrant(t *testing.T, f *fixture) {
 	}
 	if _, err := f.s.GetOAuthGrant(f.ctx, "00000000000000ff"); !errors.Is(err, board.ErrNotFound) {
 		t.Fatalf("TouchOAuthGrant of an unknown grant created it (%v)", err)
+	}
+}
+
+func testOAuthRegistrationWindow(t *testing.T, f *fixture) {
+	window := f.now().Truncate(time.Minute)
+	keep := window.Add(time.Hour)
+	const limit, callers = 7, 20
+	var ok atomic.Int32
+	Together(callers, func(i int) {
+		counted, err := f.s.CountOAuthRegistration(f.ctx, window, keep, limit)
+		if err != nil {
+			t.Errorf("count %d: %v", i, err)
+		}
+		if counted {
+			ok.Add(1)
+		}
+	})
+	if ok.Load() != limit {
+		t.Fatalf("%d of %d concurrent counts were ok with a limit of %d", ok.Load(), callers, limit)
+	}
+	if counted, err := f.s.CountOAuthRegistration(f.ctx, window, keep, limit); err != nil || counted {
+		t.Fatalf("a count in a full window: ok %v, %v; want refused", counted, err)
+	}
+	next := window.Add(time.Minute)
+	if counted, err := f.s.CountOAuthRegistration(f.ctx, next, next.Add(time.Hour), limit); err != nil || !counted {
+		t.Fatalf("the first count of the next window: ok %v, %v; want counted", counted, err)
+	}
+	if counted, err := f.s.CountOAuthRegistration(f.ctx, next, next.Add(time.Hour), 0); err != nil || counted {
+		t.Fatalf("a limit of 0: ok %v, %v; want refused", counted, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
@@ -37,6 +38,7 @@ func RunShared(t *testing.T, newBackend func(t *testing.T) Instances) {
 		}},
 		{"50 identical creates across 5 instances: one ticket, 49 replays", testCreatesOneKeyAcrossInstances},
 		{"50 distinct creates across 5 instances: numbers 1..50, no gaps", testCreatesAcrossInstances},
+		{"40 client registrations across 4 instances, limit 10: exactly 10 counted", testRegistrationsAcrossInstances},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -271,4 +273,31 @@ func allActivity(t *testing.T, ctx context.Context, svc *board.Service, id strin
 		in.Cursor = *page.NextCursor
 	}
 	return notes, events
+}
+
+// testRegistrationsAcrossInstances: the store-wide registration cap holds
+// when the counts come from different processes at once.
+func testRegistrationsAcrossInstances(t *testing.T, open Instances) {
+	stores := make([]board.Store, 4)
+	for i := range stores {
+		stores[i] = open(t)
+	}
+	window := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	const limit = 10
+	var mu sync.Mutex
+	counted := 0
+	Together(40, func(i int) {
+		ok, err := stores[i%len(stores)].CountOAuthRegistration(t.Context(), window, window.Add(time.Hour), limit)
+		if err != nil {
+			t.Errorf("count %d: %v", i, err)
+		}
+		if ok {
+			mu.Lock()
+			counted++
+			mu.Unlock()
+		}
+	})
+	if counted != limit {
+		t.Fatalf("%d registrations counted across instances, want exactly %d", counted, limit)
+	}
 }
