@@ -6,17 +6,23 @@ import (
 	"time"
 )
 
-// Backoff of the write loop when a commit lost to a writer elsewhere (the
-// ticket's version moved): exponential with full jitter, so writers that
-// collided do not collide again in step.
-const (
-	backoffBase = 2 * time.Millisecond
-	backoffCap  = 250 * time.Millisecond
-)
+// Backoff is exponential backoff with full jitter between attempts of a
+// write that lost to a writer elsewhere: writers that collided do not
+// collide again in step. It is written once here; each loop picks the
+// base and cap that fit its round trip.
+type Backoff struct {
+	Base time.Duration // the first attempt's wait is below Base
+	Cap  time.Duration // no wait is above Cap
+}
 
-// backoff waits before attempt n+1 (n from 0), or until ctx ends.
-func backoff(ctx context.Context, n int) error {
-	limit := min(backoffBase<<min(n, 16), backoffCap)
+// writeBackoff is the use cases' write loop's (a ticket's version moved
+// under it): in-process or SQLite round trips, milliseconds.
+var writeBackoff = Backoff{Base: 2 * time.Millisecond, Cap: 250 * time.Millisecond}
+
+// Wait waits before attempt n+1 (n from 0), or until ctx ends: a random
+// time below min(Base·2ⁿ, Cap), plus a millisecond so it is never zero.
+func (b Backoff) Wait(ctx context.Context, n int) error {
+	limit := min(b.Base<<min(n, 16), b.Cap)
 	t := time.NewTimer(time.Duration(rand.Int64N(int64(limit))) + time.Millisecond)
 	defer t.Stop()
 	select {
@@ -26,3 +32,6 @@ func backoff(ctx context.Context, n int) error {
 		return nil
 	}
 }
+
+// backoff waits with writeBackoff.
+func backoff(ctx context.Context, n int) error { return writeBackoff.Wait(ctx, n) }

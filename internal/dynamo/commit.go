@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // maxAttempts bounds the store's own retries of one write, which are only
@@ -106,19 +106,12 @@ func conditionFailed(err error) (*cancellation, error) {
 	return c, nil
 }
 
-// backoff waits before attempt n+1: exponential with full jitter, capped, so
-// instances that collided do not collide again in step.
-func backoff(ctx context.Context, n int) error {
-	limit := min(10*time.Millisecond<<min(n, 6), 500*time.Millisecond)
-	t := time.NewTimer(time.Duration(rand.Int64N(int64(limit)) + int64(time.Millisecond)))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// commitBackoff spaces the store's own retries of a write (a moved
+// counter, a condition to re-read): DynamoDB round trips are tens of
+// milliseconds, so it starts and ends later than the use cases' loop.
+var commitBackoff = board.Backoff{Base: 10 * time.Millisecond, Cap: 500 * time.Millisecond}
+
+func backoff(ctx context.Context, n int) error { return commitBackoff.Wait(ctx, n) }
 
 // newTxID names one attempt of one write.
 func newTxID() string {

@@ -3,20 +3,20 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 )
 
-// MaxBodyBytes bounds a request: the largest legitimate call (a 20 000
-// character body of 4-byte characters, plus tags and links) fits well inside.
-const MaxBodyBytes = 1 << 20
+// MaxBodyBytes bounds a request, as on the REST API (edge.MaxBodyBytes).
+const MaxBodyBytes = edge.MaxBodyBytes
 
 // HandlerOptions configure the HTTP side of /mcp.
 type HandlerOptions struct {
@@ -168,14 +168,18 @@ func requireUTF8(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-		if err != nil {
+		body, err := edge.ReadBody(w, r, MaxBodyBytes)
+		var tooLarge *edge.BodyTooLargeError
+		switch {
+		case errors.As(err, &tooLarge):
 			writeRPCError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("request body is larger than %d bytes; "+
 				"ticket bodies are limited to 20000 characters and notes to 10000", MaxBodyBytes))
 			return
-		}
-		if !utf8.Valid(body) {
+		case errors.Is(err, edge.ErrNotUTF8):
 			writeRPCError(w, http.StatusBadRequest, -32700, "request body is not valid UTF-8; send text encoded as UTF-8. Nothing was written")
+			return
+		case err != nil:
+			writeRPCError(w, http.StatusBadRequest, -32700, "request body could not be read: "+err.Error()+". Nothing was written")
 			return
 		}
 		r.Body = &bufferedBody{Reader: bytes.NewReader(body), data: body}

@@ -11,17 +11,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
-// MaxBodyBytes bounds a request body, as on /mcp: the largest valid call (a
-// 20 000 character body of 4-byte characters, tags and links) fits well
-// inside.
-const MaxBodyBytes = 1 << 20
+// MaxBodyBytes bounds a request body, as on /mcp (edge.MaxBodyBytes).
+const MaxBodyBytes = edge.MaxBodyBytes
 
 // MaxImportBodyBytes bounds the body of an import: room for the most rows
 // one import takes (board.MaxImportRows) with a title and about 300
@@ -81,19 +79,17 @@ func readBody(w http.ResponseWriter, r *http.Request, types []string, limit int6
 	if err != nil || !slices.Contains(types, mt) {
 		return nil, refuse(http.StatusUnsupportedMediaType, "the body must be JSON: send Content-Type: %s; nothing was written", strings.Join(types, " or "))
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		if limit == MaxImportBodyBytes {
-			return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes (4 MiB), the most one import may send; nothing was imported: split the rows into several imports, each with its own Idempotency-Key", limit)
-		}
+	raw, err := edge.ReadBody(w, r, limit)
+	var tooLarge *edge.BodyTooLargeError
+	switch {
+	case errors.As(err, &tooLarge) && limit == MaxImportBodyBytes:
+		return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes (4 MiB), the most one import may send; nothing was imported: split the rows into several imports, each with its own Idempotency-Key", limit)
+	case errors.As(err, &tooLarge):
 		return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; nothing was written", limit)
-	}
-	if err != nil {
-		return nil, refuse(http.StatusBadRequest, "the body could not be read: %v; nothing was written", err)
-	}
-	if !utf8.Valid(raw) {
+	case errors.Is(err, edge.ErrNotUTF8):
 		return nil, refuse(http.StatusBadRequest, "the body is not valid UTF-8; nothing was written")
+	case err != nil:
+		return nil, refuse(http.StatusBadRequest, "the body could not be read: %v; nothing was written", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var obj map[string]json.RawMessage
