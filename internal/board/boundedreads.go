@@ -124,6 +124,27 @@ func (t Ticket) TextBytes() int {
 	return n
 }
 
+// TextBudget is the rule every store's reads keep, written once: tickets
+// are taken in order until the next one would bring their text
+// (TextBytes) over Max, and the first is always taken, so a page is never
+// empty for want of room. Max 0 is no bound.
+type TextBudget struct {
+	Max   int
+	used  int
+	taken int
+}
+
+// Take says whether t still fits, and counts it when it does.
+func (b *TextBudget) Take(t Ticket) bool {
+	n := t.TextBytes()
+	if b.Max > 0 && b.taken > 0 && b.used+n > b.Max {
+		return false
+	}
+	b.used += n
+	b.taken++
+	return true
+}
+
 // TextBytes is how many bytes a note's body takes as JSON.
 func (n Note) TextBytes() int { return jsonBytes(n.Body) }
 

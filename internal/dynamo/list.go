@@ -48,13 +48,14 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 // pageBuilder collects a page: up to limit tickets, then one more means
 // More; and at most maxBytes of text (the first ticket always).
 type pageBuilder struct {
-	limit, scan, maxBytes, text int
-	page                        board.TicketPage
-	done                        bool
+	limit, scan int
+	budget      board.TextBudget
+	page        board.TicketPage
+	done        bool
 }
 
 func newPageBuilder(q board.TicketQuery) *pageBuilder {
-	b := &pageBuilder{limit: q.Limit, scan: q.MaxScan, maxBytes: q.MaxBytes, page: board.TicketPage{Tickets: []board.Ticket{}}}
+	b := &pageBuilder{limit: q.Limit, scan: q.MaxScan, budget: board.TextBudget{Max: q.MaxBytes}, page: board.TicketPage{Tickets: []board.Ticket{}}}
 	if b.limit <= 0 {
 		b.limit = board.DefaultLimit
 	}
@@ -69,10 +70,9 @@ func (b *pageBuilder) add(t board.Ticket) bool {
 	switch {
 	case len(b.page.Tickets) == b.limit:
 		b.page.More, b.done = true, true
-	case b.maxBytes > 0 && len(b.page.Tickets) > 0 && b.text+t.TextBytes() > b.maxBytes:
+	case !b.budget.Take(t):
 		b.page.More, b.page.Partial, b.done = true, true, true
 	default:
-		b.text += t.TextBytes()
 		b.page.Tickets = append(b.page.Tickets, t)
 	}
 	return !b.done

@@ -98,16 +98,15 @@ func (s *Store) ticketIndexQuery(index, keyAttr, keyValue, upper string, ascendi
 // of text (0: no bound); the first is always kept.
 func decodeTickets(items []map[string]types.AttributeValue, maxBytes int) ([]board.Ticket, error) {
 	out := []board.Ticket{}
-	text := 0
+	budget := board.TextBudget{Max: maxBytes}
 	for _, item := range items {
 		t, err := decodeTicket(item)
 		if err != nil {
 			return nil, err
 		}
-		if maxBytes > 0 && len(out) > 0 && text+t.TextBytes() > maxBytes {
+		if !budget.Take(t) {
 			break
 		}
-		text += t.TextBytes()
 		out = append(out, t)
 	}
 	return out, nil

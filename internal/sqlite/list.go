@@ -63,7 +63,7 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 	}
 	defer rows.Close()
 	page.Tickets = []board.Ticket{}
-	text := 0
+	budget := board.TextBudget{Max: q.MaxBytes}
 	for rows.Next() {
 		t, err := scanTicket(rows)
 		if err != nil {
@@ -73,11 +73,10 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 			page.More = true // the extra row: more follow
 			break
 		}
-		if q.MaxBytes > 0 && len(page.Tickets) > 0 && text+t.TextBytes() > q.MaxBytes {
+		if !budget.Take(t) {
 			page.More, page.Partial = true, true // cut to size: continue below the last one kept
 			break
 		}
-		text += t.TextBytes()
 		page.Tickets = append(page.Tickets, t)
 	}
 	if err := rows.Err(); err != nil {

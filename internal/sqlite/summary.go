@@ -52,16 +52,15 @@ func queryTickets(ctx context.Context, q querier, maxBytes int, query string, ar
 	}
 	defer rows.Close()
 	out := []board.Ticket{}
-	text := 0
+	budget := board.TextBudget{Max: maxBytes}
 	for rows.Next() {
 		t, err := scanTicket(rows)
 		if err != nil {
 			return nil, err
 		}
-		if maxBytes > 0 && len(out) > 0 && text+t.TextBytes() > maxBytes {
+		if !budget.Take(t) {
 			break
 		}
-		text += t.TextBytes()
 		out = append(out, t)
 	}
 	return out, rows.Err()
