@@ -60,8 +60,8 @@ func TestApprovalPage(t *testing.T) {
 
 	form.Set("agent_name", "two words")
 	r = b.post(e.url+oauth.PathAuthorize, form)
-	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "agent name") {
-		t.Fatalf("a bad agent name: HTTP %d, want 422 with the rule", r.status)
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "agent name") {
+		t.Fatalf("a bad agent name: HTTP %d, want 400 (invalid) with the rule", r.status)
 	}
 
 	form.Set("decision", "deny")

@@ -43,7 +43,9 @@ import (
 // required mode, on each store: SQLite, DynamoDB on minidyn, and moto when
 // scripts/with-moto.sh names it (make test). Every request a test sends
 // and every answer it gets is validated against the served OpenAPI
-// document with kin-openapi.
+// document with kin-openapi. That document is built from the same Go types
+// as the answers, so it follows a renamed field: TestOpenAPISnapshot and
+// TestWireFieldNames pin the wire format itself.
 
 // clock is the tests' movable time, shared by the service and accounts.
 type clock struct {

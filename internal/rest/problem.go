@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/httpstatus"
 )
 
 // Problem is an RFC 9457 problem details object: every error answer of the
@@ -20,7 +21,9 @@ type Problem struct {
 	ErrorID string `json:"error_id,omitempty" jsonschema:"for internal errors: the id to report; the log has the cause under it"`
 }
 
-// codeUnauthorized is the code of a 401: no credential, or a bad one.
+// codeUnauthorized is the code of a 401: no credential, or a bad one. It
+// is the adapter's own (Deny answers it before any use case runs), not a
+// domain code, so it is not in httpstatus's table.
 const codeUnauthorized = "unauthorized"
 
 var titles = map[board.Code]string{
@@ -35,28 +38,8 @@ var titles = map[board.Code]string{
 	codeUnauthorized:             "Unauthorized",
 }
 
-// statusOf maps a domain code to its HTTP status.
-func statusOf(code board.Code) int {
-	switch code {
-	case board.CodeNotFound:
-		return http.StatusNotFound
-	case board.CodeForbidden:
-		return http.StatusForbidden
-	case board.CodeInvalid:
-		return http.StatusBadRequest
-	case board.CodeConflict, board.CodeInProgress:
-		return http.StatusConflict
-	case board.CodeRequestReused:
-		return http.StatusUnprocessableEntity
-	case board.CodePreconditionFailed:
-		return http.StatusPreconditionFailed
-	case codeUnauthorized:
-		return http.StatusUnauthorized
-	}
-	return http.StatusInternalServerError
-}
-
-// writeProblem answers err: a domain error with its code and message; any
+// writeProblem answers err: a domain error with its code, its status from
+// httpstatus (the one table every HTTP surface uses) and its message; any
 // other error is internal, without its cause (the service already logged
 // the errors it made internal; this is a programming error's last line).
 func writeProblem(w http.ResponseWriter, err error) {
@@ -64,7 +47,7 @@ func writeProblem(w http.ResponseWriter, err error) {
 	if !errors.As(err, &e) {
 		e = board.Errorf(board.CodeInternal, "the server could not complete this request because of an internal problem; retrying with the same Idempotency-Key is safe")
 	}
-	writeProblemStatus(w, statusOf(e.Code), e.Code, e.Message, e.ErrorID)
+	writeProblemStatus(w, httpstatus.Of(e.Code), e.Code, e.Message, e.ErrorID)
 }
 
 // problemf answers a problem the adapter itself found (a missing header, a

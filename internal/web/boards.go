@@ -107,7 +107,7 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 			// A bad filter is the person's to fix: show the board empty
 			// with the message rather than an error page.
 			if board.ErrorCode(err) == board.CodeInvalid {
-				errMsg, status = err.Error(), http.StatusUnprocessableEntity
+				errMsg, status = err.Error(), statusOf(err)
 				d.Columns = nil
 				break
 			}

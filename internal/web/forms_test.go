@@ -61,7 +61,7 @@ func TestTicketForms(t *testing.T) {
 			changed[k] = v
 		}
 		changed.Set("title", "Another ticket")
-		if r := b.post("/w/inbox/tickets", changed); r.status != http.StatusConflict || !strings.Contains(r.body, "Reload the page") {
+		if r := b.post("/w/inbox/tickets", changed); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "Reload the page") {
 			t.Fatalf("reused form with other values: %d", r.status)
 		}
 		if n := e.ticketCount("inbox"); n != 1 {
@@ -70,7 +70,7 @@ func TestTicketForms(t *testing.T) {
 		// Bad input is shown on the board, nothing written.
 		page = b.get("/w/inbox")
 		bad := url.Values{"request_id": {formRequestID(t, page.body, "/w/inbox/tickets")}, "title": {"   "}}
-		if r := b.post("/w/inbox/tickets", bad); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "title") {
+		if r := b.post("/w/inbox/tickets", bad); r.status != http.StatusBadRequest || !strings.Contains(r.body, "title") {
 			t.Fatalf("blank title: %d", r.status)
 		}
 

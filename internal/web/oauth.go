@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/httpstatus"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 )
 
@@ -99,7 +100,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Redirect(w, r, location, http.StatusSeeOther)
 	default:
-		s.showAuthorization(w, r, http.StatusUnprocessableEntity, "choose Allow or Deny", a, r.PostFormValue("agent_name"))
+		s.showAuthorization(w, r, httpstatus.Of(board.CodeInvalid), "choose Allow or Deny", a, r.PostFormValue("agent_name"))
 	}
 }
 

@@ -67,10 +67,10 @@ func TestPeopleAndInvitations(t *testing.T) {
 		if r := guest.get(path); r.status != http.StatusOK || !strings.Contains(r.body, "Welcome, newbie") {
 			t.Fatalf("invitation page: %d", r.status)
 		}
-		if r := guest.post(path, url.Values{"password": {"short"}, "password_again": {"short"}}); r.status != http.StatusUnprocessableEntity {
+		if r := guest.post(path, url.Values{"password": {"short"}, "password_again": {"short"}}); r.status != http.StatusBadRequest {
 			t.Fatalf("a short password: %d", r.status)
 		}
-		if r := guest.post(path, url.Values{"password": {"a new long password"}, "password_again": {"another one"}}); r.status != http.StatusUnprocessableEntity {
+		if r := guest.post(path, url.Values{"password": {"a new long password"}, "password_again": {"another one"}}); r.status != http.StatusBadRequest {
 			t.Fatalf("two different passwords: %d", r.status)
 		}
 		r = guest.post(path, url.Values{"password": {"a new long password"}, "password_again": {"a new long password"}})
@@ -125,7 +125,7 @@ func TestPeopleAndInvitations(t *testing.T) {
 		if r := member.get("/"); r.status != http.StatusSeeOther {
 			t.Fatalf("a disabled member's page: %d", r.status)
 		}
-		if r := admin.post("/people/root/disable", nil); r.status != http.StatusUnprocessableEntity {
+		if r := admin.post("/people/root/disable", nil); r.status != http.StatusBadRequest {
 			t.Fatalf("an admin disables themselves: %d", r.status)
 		}
 		admin.post("/people/mia/enable", nil)

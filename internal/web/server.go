@@ -9,6 +9,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/httpstatus"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 )
 
@@ -151,25 +152,16 @@ func seeOther(w http.ResponseWriter, r *http.Request, target string) {
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
-// statusOf maps a domain error to the status of the page that shows it.
+// statusOf maps an error to the status of the page that shows it: a
+// domain error's from httpstatus, the table the REST API answers with too.
+// Too many sign-in attempts are no domain code (the sign-in limiter's own
+// error), and 429 says so.
 func statusOf(err error) int {
 	var rl *auth.RateLimitedError
 	if errors.As(err, &rl) {
 		return http.StatusTooManyRequests
 	}
-	switch board.ErrorCode(err) {
-	case board.CodeNotFound:
-		return http.StatusNotFound
-	case board.CodeForbidden:
-		return http.StatusForbidden
-	case board.CodeInvalid:
-		return http.StatusUnprocessableEntity
-	case board.CodeConflict, board.CodeInProgress, board.CodeRequestReused:
-		return http.StatusConflict
-	case board.CodePreconditionFailed:
-		return http.StatusPreconditionFailed
-	}
-	return http.StatusInternalServerError
+	return httpstatus.OfError(err)
 }
 
 // message is what a person reads for an error: the domain's text, with a
