@@ -32,9 +32,8 @@ const (
 // RunImport continues import task taskID from where it stands, chunk by
 // chunk, until the task ends (completed, or found cancelled or failed),
 // maxRows rows were handled in this run (0: no limit), or ctx is about to
-// end. It returns the task as it then stands. Errors: a *Error whose code
-// is CodeInternal is transient (retrying is safe and may succeed); any
-// other code is permanent (the task should be failed).
+// end. It returns the task as it then stands. Errors: RetryableTaskError
+// tells the runners which are worth retrying and which fail the task.
 func (s *Service) RunImport(ctx context.Context, taskID string, maxRows int) (Task, error) {
 	task, err := s.store.GetTask(ctx, taskID, s.now())
 	if errors.Is(err, ErrNotFound) {
@@ -257,3 +256,11 @@ func (s *Service) settleRequest(ctx context.Context, task Task) {
 		s.log.Warn("storing an ended task's result in its request record failed; a retry reads the task instead", "task", task.ID, "err", err)
 	}
 }
+
+// RetryableTaskError says whether an error of RunImport or FailTask is
+// transient (the store failed or was unreachable: retrying is safe, as
+// every chunk is exactly-once, and may succeed) or permanent (the
+// workspace is gone or refuses the writer, a staged row is unreadable:
+// the task is to be failed). Both task runners, in-process and Step
+// Functions, decide by this one rule.
+func RetryableTaskError(err error) bool { return ErrorCode(err) == CodeInternal }

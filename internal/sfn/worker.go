@@ -63,7 +63,7 @@ func (w *Worker) Handle(ctx context.Context, ev Event) (Output, error) {
 	case "", "run":
 		t, err := w.Svc.RunImport(ctx, ev.TaskID, w.MaxRows)
 		if err != nil {
-			if board.ErrorCode(err) == board.CodeInternal {
+			if board.RetryableTaskError(err) {
 				return Output{}, &Transient{Message: err.Error()}
 			}
 			return Output{}, &ImportFailed{Message: err.Error()}
@@ -76,7 +76,7 @@ func (w *Worker) Handle(ctx context.Context, ev Event) (Output, error) {
 		}
 		t, err := w.Svc.FailTask(ctx, ev.TaskID, cause)
 		if err != nil {
-			if board.ErrorCode(err) == board.CodeInternal {
+			if board.RetryableTaskError(err) {
 				return Output{}, &Transient{Message: err.Error()}
 			}
 			return Output{}, &ImportFailed{Message: err.Error()}

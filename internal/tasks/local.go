@@ -125,7 +125,7 @@ func (r *Local) run(ctx context.Context, id string) {
 		if ctx.Err() != nil {
 			return
 		}
-		if board.ErrorCode(err) != board.CodeInternal {
+		if !board.RetryableTaskError(err) {
 			r.log.Warn("a task failed", "task", id, "err", err)
 			if _, ferr := r.svc.FailTask(ctx, id, err.Error()); ferr != nil {
 				r.log.Error("marking a task failed failed", "task", id, "err", ferr)
