@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -172,27 +171,7 @@ func (s *Service) importChunk(ctx context.Context, task Task, rows []json.RawMes
 
 // importPlan is the ticket, event and row result of one imported row.
 func (s *Service) importPlan(task Task, p Principal, row ChunkRow, number int64, now time.Time) (CreatePlan, error) {
-	in := row.Input
-	t := Ticket{
-		ID:        fmt.Sprintf("%s-%d", task.Workspace, number),
-		Workspace: task.Workspace,
-		Number:    number,
-		Title:     in.Title,
-		Body:      in.Body,
-		Status:    StatusCandidate,
-		Priority:  in.Priority,
-		Owner:     optional(in.Owner),
-		Due:       optional(in.Due),
-		Tags:      nonNil(in.Tags),
-		Links:     nonNil(in.Links),
-		CreatedBy: p.Author,
-		CreatedAt: now,
-		UpdatedAt: now,
-		Version:   1,
-	}
-	t = s.decorateOne(t)
-	ev := Event{ID: s.newID(), Workspace: t.Workspace, TicketID: t.ID, Type: EventTicketCreated,
-		Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: SourceTask, RequestID: row.Record.Key.RequestID, At: now}
+	t, ev := s.newTicket(task.Workspace, number, row.Input, p, SourceTask, row.Record.Key.RequestID, now)
 	result, err := json.Marshal(ImportedRow{TaskID: task.ID, Row: row.Index, TicketID: t.ID})
 	return CreatePlan{Ticket: t, Event: ev, Result: result}, err
 }

@@ -44,26 +44,7 @@ func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (Ticke
 		Workspace:       in.Workspace,
 		AllowedPolicies: allowed,
 		Build: func(number int64) (CreatePlan, error) {
-			t := Ticket{
-				ID:        fmt.Sprintf("%s-%d", in.Workspace, number),
-				Workspace: in.Workspace,
-				Number:    number,
-				Title:     in.Title,
-				Body:      in.Body,
-				Status:    StatusCandidate,
-				Priority:  in.Priority,
-				Owner:     optional(in.Owner),
-				Due:       optional(in.Due),
-				Tags:      nonNil(in.Tags),
-				Links:     nonNil(in.Links),
-				CreatedBy: p.Author,
-				CreatedAt: now,
-				UpdatedAt: now,
-				Version:   1,
-			}
-			t = s.decorateOne(t)
-			ev := Event{ID: s.newID(), Workspace: t.Workspace, TicketID: t.ID, Type: EventTicketCreated,
-				Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: now}
+			t, ev := s.newTicket(in.Workspace, number, in.ticketFields(), p, p.Source, in.RequestID, now)
 			built = TicketResult{RequestID: in.RequestID, Ticket: t}
 			result, err := json.Marshal(built)
 			builtJSON = result
