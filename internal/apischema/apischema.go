@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
 // typeSchemas refine what reflection infers: enums for the domain's value
@@ -55,6 +56,20 @@ func For[T any]() *jsonschema.Schema {
 		panic(err)
 	}
 	nullInEnums(s)
+	return s
+}
+
+// ForInput infers the schema of input type T, as For, and states what a
+// request_id must be (ledger.RequestIDPattern, at most
+// ledger.MaxRequestIDLength characters) where T takes one: a client learns
+// the rule from the schema before it learns it from a refusal.
+func ForInput[T any]() *jsonschema.Schema {
+	s := For[T]()
+	if p, ok := s.Properties["request_id"]; ok && p.Type == "string" {
+		p.Pattern = ledger.RequestIDPattern
+		p.MinLength = jsonschema.Ptr(1)
+		p.MaxLength = jsonschema.Ptr(ledger.MaxRequestIDLength)
+	}
 	return s
 }
 

@@ -36,11 +36,19 @@ func isTag(s string) bool {
 	return every(s, 1, 32, func(c byte) bool { return isLowerOrDigit(c) || c == '.' || c == '_' || c == '-' })
 }
 
+// MaxAgentName is the longest agent name (the part after "ai:").
+const MaxAgentName = 64
+
+// IsAgentNameByte says whether c may stand in an agent name after its
+// first character ([A-Za-z0-9._-]); the first is a letter or digit. Code
+// that makes names (the approval page's suggestion) uses it, so it cannot
+// suggest a name the check refuses.
+func IsAgentNameByte(c byte) bool { return isAlnum(c) || c == '.' || c == '_' || c == '-' }
+
 // isAIName: ai:[A-Za-z0-9][A-Za-z0-9._-]{0,63}
 func isAIName(s string) bool {
 	name, ok := strings.CutPrefix(s, "ai:")
-	return ok && len(name) >= 1 && isAlnum(name[0]) &&
-		every(name[1:], 0, 63, func(c byte) bool { return isAlnum(c) || c == '.' || c == '_' || c == '-' })
+	return ok && len(name) >= 1 && isAlnum(name[0]) && every(name[1:], 0, MaxAgentName-1, IsAgentNameByte)
 }
 
 // isPersonAuthor: human:<handle>, the handle of the slug's form.

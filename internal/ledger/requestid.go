@@ -14,6 +14,15 @@ func isRequestIDByte(c byte) bool {
 // MaxRequestIDLength is the longest request_id accepted.
 const MaxRequestIDLength = 128
 
+// RequestIDChars are the characters a request_id may hold, as a regular
+// expression character class body (isRequestIDByte is the same set).
+const RequestIDChars = `A-Za-z0-9._:-`
+
+// RequestIDPattern is a request_id as a regular expression, for schemas
+// (the tools' request_id, REST's Idempotency-Key): built from the
+// constants above so a schema cannot drift from ValidateRequestID.
+var RequestIDPattern = fmt.Sprintf("^[%s]{1,%d}$", RequestIDChars, MaxRequestIDLength)
+
 // ValidateRequestID checks the caller-chosen idempotency key. The message
 // tells the caller how to pick a good one, since a model reads it.
 func ValidateRequestID(id string) error {
@@ -24,7 +33,7 @@ func ValidateRequestID(id string) error {
 		return fmt.Errorf("request_id is %d characters long; the limit is %d", len(id), MaxRequestIDLength)
 	}
 	if strings.IndexFunc(id, func(r rune) bool { return r > 0x7f || !isRequestIDByte(byte(r)) }) >= 0 {
-		return fmt.Errorf("request_id %q has characters outside [A-Za-z0-9._:-]; use letters, digits and . _ : - only", id)
+		return fmt.Errorf("request_id %q has characters outside ["+RequestIDChars+"]; use letters, digits and . _ : - only", id)
 	}
 	return nil
 }

@@ -42,8 +42,8 @@ func TestInvalidInputIsRefusedAndWritesNothing(t *testing.T) {
 		want       string
 	}{
 		{"missing request_id", "create_ticket", create(map[string]any{"request_id": nil}), "request_id"},
-		{"empty request_id", "create_ticket", create(map[string]any{"request_id": ""}), "request_id is required"},
-		{"long request_id", "create_ticket", create(map[string]any{"request_id": strings.Repeat("a", 129)}), "limit is 128"},
+		{"empty request_id", "create_ticket", create(map[string]any{"request_id": ""}), "request_id: minLength"}, // the schema's rule: ledger.RequestIDPattern
+		{"long request_id", "create_ticket", create(map[string]any{"request_id": strings.Repeat("a", 129)}), "more than 128"},
 		{"request_id chars", "create_ticket", create(map[string]any{"request_id": "a b"}), "[A-Za-z0-9._:-]"},
 		{"missing workspace", "create_ticket", create(map[string]any{"workspace": nil}), "workspace"},
 		{"bad slug", "create_ticket", create(map[string]any{"workspace": "In Box"}), "not a valid slug"},

@@ -8,5 +8,5 @@ import (
 // mustSchemas infers the input and output schemas of a tool, the same
 // schemas the REST API's OpenAPI document publishes (internal/apischema).
 func mustSchemas[In, Out any]() (in, out *jsonschema.Schema) {
-	return apischema.For[In](), apischema.For[Out]()
+	return apischema.ForInput[In](), apischema.For[Out]()
 }

@@ -234,7 +234,8 @@ func DefaultAgentName(clientName string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(clientName) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' {
+		// '-' is the separator written below, never copied.
+		if r < 0x80 && r != '-' && board.IsAgentNameByte(byte(r)) {
 			b.WriteRune(r)
 			dash = false
 		} else if !dash && b.Len() > 0 {
@@ -243,8 +244,8 @@ func DefaultAgentName(clientName string) string {
 		}
 	}
 	name := strings.Trim(b.String(), "-._")
-	if len(name) > 64 {
-		name = strings.TrimRight(name[:64], "-._")
+	if len(name) > board.MaxAgentName {
+		name = strings.TrimRight(name[:board.MaxAgentName], "-._")
 	}
 	if name == "" || strings.HasPrefix(name, "an-unnamed-app") {
 		return "agent"

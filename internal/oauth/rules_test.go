@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // The dial guard refuses every address that is not a public host: what an
@@ -62,6 +64,21 @@ func TestDefaultAgentName(t *testing.T) {
 			t.Errorf("DefaultAgentName(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzDefaultAgentNameIsValid: whatever a client calls itself, the name
+// the approval page suggests passes the agent name check, so approving
+// without editing it never fails.
+func FuzzDefaultAgentNameIsValid(f *testing.F) {
+	for _, seed := range []string{"Claude", "Claude Code", "-x-", "a.-_b", strings.Repeat("é", 70), strings.Repeat("ab-", 30), "K", "\u212a"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, clientName string) {
+		name := DefaultAgentName(clientName)
+		if _, err := board.ValidateAgentName(name); err != nil {
+			t.Fatalf("DefaultAgentName(%q) = %q, which the check refuses: %v", clientName, name, err)
+		}
+	})
 }
 
 func TestDocumentCacheLifetime(t *testing.T) {

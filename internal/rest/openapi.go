@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ticket-ledger/ticket-ledger/internal/apischema"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
 // openAPI is the OpenAPI 3.1 document, built from the route table and the
@@ -97,7 +99,7 @@ func operation(rt route) obj {
 	if info.write {
 		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": true,
 			"description": "A new unique key (e.g. a UUID) for each new intent; the same key with the same body to retry. 1-128 of A-Z a-z 0-9 . _ : - (the request_id of MCP).",
-			"schema":      obj{"type": "string", "pattern": "^\"?[A-Za-z0-9._:-]{1,128}\"?$"}})
+			"schema":      obj{"type": "string", "pattern": fmt.Sprintf("^\"?[%s]{1,%d}\"?$", ledger.RequestIDChars, ledger.MaxRequestIDLength)}})
 	}
 	if info.ifMatch {
 		params = append(params, obj{"name": "If-Match", "in": "header", "required": false,

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,7 +54,7 @@ func routes() []route {
 		op("GET", "/workspaces/{slug}/tickets", specInfo{id: "listTickets", status: 200, path: map[string]string{"slug": "workspace"}, query: true, link: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "List tickets",
-			description: "Newest first, filtered by status, owner, tag or text (as list_tickets). Pages with limit (1-100, default 20) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page. A page can hold fewer tickets than limit and still have a next_cursor (partial: true) when a search reached the most one call may read, or the answer its size bound."},
+			description: fmt.Sprintf("Newest first, filtered by status, owner, tag or text (as list_tickets). Pages with limit (1-%d, default %d) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page. A page can hold fewer tickets than limit and still have a next_cursor (partial: true) when a search reached the most one call may read, or the answer its size bound.", board.MaxLimit, board.DefaultLimit)},
 			func(s *board.Service) func(context.Context, board.ListTicketsInput) (board.TicketList, error) {
 				return s.ListTickets
 			}, func(r *http.Request, h http.Header, out board.TicketList) {
@@ -73,14 +74,15 @@ func routes() []route {
 		op("POST", "/workspaces/{slug}/imports", specInfo{id: "importTickets", status: 202, path: map[string]string{"slug": "workspace"}, body: true, write: true,
 			location: true, retryAfter: true, maxBody: MaxImportBodyBytes, problems: []int{http.StatusForbidden, http.StatusNotFound},
 			summary: "Import tickets as a task",
-			description: "Creates 1-10000 tickets in the workspace, in row order, each row the fields of a new ticket, as one durable task (as import_tickets). " +
-				"Exactly once per Idempotency-Key, and each row exactly once however the import is retried, resumed or re-run. " +
-				"The answer is always 202 with the task (task_id, status, status_message, progress) and Location: /api/v1/tasks/{task_id}. " +
-				"A small import (up to 100 rows) finishes within the request and answers status completed; a larger one answers working and continues in the background: " +
-				"follow Location (GET, every Retry-After seconds) until the status is completed, failed or cancelled. " +
-				"A retry with the same key answers the same task as it stands then (replayed: true), never a second import. " +
-				"A bad row refuses the whole import (400, naming the row), and nothing is imported. " +
-				"The body is at most 4 MiB (10000 rows of a title and about 300 characters of description); split larger imports, each part with its own key."},
+			description: fmt.Sprintf("Creates 1-%[1]d tickets in the workspace, in row order, each row the fields of a new ticket, as one durable task (as import_tickets). "+
+				"Exactly once per Idempotency-Key, and each row exactly once however the import is retried, resumed or re-run. "+
+				"The answer is always 202 with the task (task_id, status, status_message, progress) and Location: /api/v1/tasks/{task_id}. "+
+				"A small import (up to %[2]d rows) finishes within the request and answers status completed; a larger one answers working and continues in the background: "+
+				"follow Location (GET, every Retry-After seconds) until the status is completed, failed or cancelled. "+
+				"A retry with the same key answers the same task as it stands then (replayed: true), never a second import. "+
+				"A bad row refuses the whole import (400, naming the row), and nothing is imported. "+
+				"The body is at most 4 MiB (%[1]d rows of a title and about 300 characters of description); split larger imports, each part with its own key.",
+				board.MaxImportRows, board.DefaultInlineImportRows)},
 			func(s *board.Service) func(context.Context, board.ImportTicketsInput) (board.ImportResult, error) {
 				return s.ImportTickets
 			}, func(_ *http.Request, h http.Header, out board.ImportResult) { h.Set("Location", taskPath(out.TaskID)) }),
