@@ -15,6 +15,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
 // CreateKeys are the argument names of create_ticket, exactly as the schema
@@ -76,98 +79,146 @@ func Prepend(data []byte, members string) []byte {
 // path's workspace added) to what they say and to the board's limits.
 // author is who the surface says called.
 func CheckCreated(tk board.Ticket, args map[string]any, author string) error {
+	if err := knownKeys(args, CreateKeys); err != nil {
+		return err
+	}
+	want := board.Ticket{Status: board.StatusCandidate, Priority: board.PriorityNormal, CreatedBy: author}
+	if _, ok := args["title"]; !ok {
+		return fmt.Errorf("accepted without a title")
+	}
+	for name, v := range args {
+		if name == "request_id" {
+			continue
+		}
+		if v == nil && name != "tags" && name != "links" {
+			return fmt.Errorf("accepted %s null", name)
+		}
+		if err := apply(&want, name, v); err != nil {
+			return err
+		}
+	}
+	if want.Owner != nil && *want.Owner == "" {
+		want.Owner = nil // create_ticket: "" is no owner
+	}
+	if want.Due != nil && *want.Due == "" {
+		want.Due = nil
+	}
+	errs := compare(want, tk)
+	if tk.Workspace != want.Workspace {
+		errs = append(errs, fmt.Errorf("workspace %q stored as %q", want.Workspace, tk.Workspace))
+	}
+	if tk.Status != want.Status {
+		errs = append(errs, fmt.Errorf("a new ticket in status %q", tk.Status))
+	}
+	if tk.CreatedBy != want.CreatedBy {
+		errs = append(errs, fmt.Errorf("created_by %q, the caller is %q", tk.CreatedBy, author))
+	}
+	return errors.Join(append(errs, limits(tk)...)...)
+}
+
+// UpdateKeys are the argument names of update_ticket; status is among them
+// only so that its refusal can name move_ticket.
+var UpdateKeys = []string{"request_id", "id", "title", "body", "priority", "owner", "due", "tags", "links", "status"}
+
+// CheckUpdated holds the ticket after an accepted update_ticket to the
+// ticket before it with the arguments applied: an absent field stays, a
+// given one replaces, null clears body, owner, due, tags and links and is
+// refused for title and priority; status is never changed here; and at
+// least one field is given.
+func CheckUpdated(before, after board.Ticket, args map[string]any) error {
+	if err := knownKeys(args, UpdateKeys); err != nil {
+		return err
+	}
+	if _, ok := args["status"]; ok {
+		return fmt.Errorf("accepted a status in update_ticket")
+	}
+	want := before
+	fields := 0
+	for name, v := range args {
+		if name == "request_id" || name == "id" {
+			continue
+		}
+		fields++
+		if v == nil && (name == "title" || name == "priority") {
+			return fmt.Errorf("accepted %s null", name)
+		}
+		if err := apply(&want, name, v); err != nil {
+			return err
+		}
+	}
+	if fields == 0 {
+		return fmt.Errorf("accepted an update of no field")
+	}
+	errs := compare(want, after)
+	if after.ID != before.ID || after.Status != before.Status || after.CreatedBy != before.CreatedBy {
+		errs = append(errs, fmt.Errorf("id, status or created_by changed: %+v -> %+v", before, after))
+	}
+	return errors.Join(append(errs, limits(after)...)...)
+}
+
+func knownKeys(args map[string]any, known []string) error {
 	for k := range args {
-		if !slices.Contains(CreateKeys, k) {
+		if !slices.Contains(known, k) {
 			// Case variants ("Title") included: JSON decoding into a
 			// struct would match them, the schema must not.
 			return fmt.Errorf("accepted the unknown key %q", k)
 		}
 	}
-	str := func(name string) (string, error) {
-		v, ok := args[name]
-		if !ok {
-			return "", nil
-		}
-		s, ok := v.(string)
-		if !ok {
-			return "", fmt.Errorf("accepted %s %v, not a string", name, v)
-		}
-		return s, nil
-	}
-	var errs []error
-	check := func(ok bool, format string, a ...any) {
-		if !ok {
-			errs = append(errs, fmt.Errorf(format, a...))
-		}
-	}
-	title, err := str("title")
-	if err != nil {
-		return err
-	}
-	body, err := str("body")
-	if err != nil {
-		return err
-	}
-	priority, err := str("priority")
-	if err != nil {
-		return err
-	}
-	owner, err := str("owner")
-	if err != nil {
-		return err
-	}
-	due, err := str("due")
-	if err != nil {
-		return err
-	}
-	workspace, err := str("workspace")
-	if err != nil {
-		return err
-	}
-	if _, ok := args["title"]; !ok {
-		errs = append(errs, fmt.Errorf("accepted without a title"))
-	}
-	check(tk.Workspace == workspace, "workspace %q stored as %q", workspace, tk.Workspace)
-	check(tk.Title == title, "title %q stored as %q", title, tk.Title)
-	check(tk.Body == body, "body %q stored as %q", body, tk.Body)
-	if priority == "" {
-		priority = string(board.PriorityNormal)
-	}
-	check(string(tk.Priority) == priority, "priority %q stored as %q", priority, tk.Priority)
-	check(deref(tk.Owner) == owner, "owner %q stored as %v", owner, tk.Owner)
-	check(deref(tk.Due) == due, "due %q stored as %v", due, tk.Due)
-	check(tk.Status == board.StatusCandidate, "a new ticket in status %q", tk.Status)
-	check(tk.CreatedBy == author, "created_by %q, the caller is %q", tk.CreatedBy, author)
+	return nil
+}
 
-	var tags []string
-	if raw, ok := args["tags"].([]any); ok {
-		for _, v := range raw {
-			s, ok := v.(string)
+// apply sets the field name of tk to the argument v, a plain JSON value;
+// null clears.
+func apply(tk *board.Ticket, name string, v any) error {
+	if v == nil {
+		switch name {
+		case "body":
+			tk.Body = ""
+		case "owner":
+			tk.Owner = nil
+		case "due":
+			tk.Due = nil
+		case "tags":
+			tk.Tags = nil
+		case "links":
+			tk.Links = nil
+		}
+		return nil
+	}
+	switch name {
+	case "tags":
+		raw, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("accepted tags %v, not a list", v)
+		}
+		tk.Tags = nil
+		for _, x := range raw {
+			s, ok := x.(string)
 			if !ok {
-				return fmt.Errorf("accepted the tag %v, not a string", v)
+				return fmt.Errorf("accepted the tag %v, not a string", x)
 			}
-			tags = append(tags, s)
+			tk.Tags = append(tk.Tags, s)
 		}
-	} else if v, ok := args["tags"]; ok && v != nil {
-		return fmt.Errorf("accepted tags %v, not a list", v)
-	}
-	check(slices.Equal(tk.Tags, tags), "tags %q stored as %q", tags, tk.Tags)
-
-	var links []board.Link
-	if raw, ok := args["links"].([]any); ok {
-		for i, v := range raw {
-			m, ok := v.(map[string]any)
+		return nil
+	case "links":
+		raw, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("accepted links %v, not a list", v)
+		}
+		tk.Links = nil
+		for i, x := range raw {
+			m, ok := x.(map[string]any)
 			if !ok {
-				return fmt.Errorf("accepted links[%d] %v, not an object", i, v)
+				return fmt.Errorf("accepted links[%d] %v, not an object", i, x)
 			}
 			var l board.Link
-			for k, x := range m {
-				s, ok := x.(string)
+			for k, y := range m {
+				s, ok := y.(string)
 				switch {
 				case !slices.Contains(linkKeys, k):
 					return fmt.Errorf("accepted the unknown key %q in links[%d]", k, i)
 				case !ok:
-					return fmt.Errorf("accepted links[%d].%s %v, not a string", i, k, x)
+					return fmt.Errorf("accepted links[%d].%s %v, not a string", i, k, y)
 				case k == "kind":
 					l.Kind = s
 				case k == "ref":
@@ -176,14 +227,59 @@ func CheckCreated(tk board.Ticket, args map[string]any, author string) error {
 					l.Title = s
 				}
 			}
-			links = append(links, l)
+			tk.Links = append(tk.Links, l)
 		}
-	} else if v, ok := args["links"]; ok && v != nil {
-		return fmt.Errorf("accepted links %v, not a list", v)
+		return nil
 	}
-	check(slices.Equal(tk.Links, links), "links %+v stored as %+v", links, tk.Links)
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("accepted %s %v, not a string", name, v)
+	}
+	switch name {
+	case "workspace":
+		tk.Workspace = s
+	case "title":
+		tk.Title = s
+	case "body":
+		tk.Body = s
+	case "priority":
+		tk.Priority = board.Priority(s)
+	case "owner":
+		tk.Owner = &s
+	case "due":
+		tk.Due = &s
+	}
+	return nil
+}
 
-	// The limits, whatever the arguments said.
+// compare: the fields an argument sets, as wanted and as stored (no tags
+// and [] alike).
+func compare(want, got board.Ticket) []error {
+	var errs []error
+	check := func(ok bool, format string, a ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, a...))
+		}
+	}
+	check(got.Title == want.Title, "title %q stored as %q", want.Title, got.Title)
+	check(got.Body == want.Body, "body %q stored as %q", want.Body, got.Body)
+	check(got.Priority == want.Priority, "priority %q stored as %q", want.Priority, got.Priority)
+	check(deref(got.Owner) == deref(want.Owner), "owner %q stored as %q", deref(want.Owner), deref(got.Owner))
+	check(deref(got.Due) == deref(want.Due), "due %q stored as %q", deref(want.Due), deref(got.Due))
+	check(slices.Equal(got.Tags, want.Tags), "tags %q stored as %q", want.Tags, got.Tags)
+	check(slices.Equal(got.Links, want.Links), "links %+v stored as %+v", want.Links, got.Links)
+	return errs
+}
+
+// limits are the board's limits (docs/architecture.md, "Data"), whatever
+// the arguments said.
+func limits(tk board.Ticket) []error {
+	var errs []error
+	check := func(ok bool, format string, a ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, a...))
+		}
+	}
 	n := utf8.RuneCountInString(tk.Title)
 	check(n >= 1 && n <= board.MaxTitle && utf8.ValidString(tk.Title), "title of %d characters stored: %q", n, tk.Title)
 	check(strings.TrimSpace(tk.Title) != "", "blank title stored: %q", tk.Title)
@@ -206,12 +302,12 @@ func CheckCreated(tk board.Ticket, args map[string]any, author string) error {
 	for _, l := range tk.Links {
 		check(slices.Contains([]string{"article", "task", "url"}, l.Kind) && l.Ref != "", "link %+v stored", l)
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 func deref(s *string) string {
 	if s == nil {
-		return ""
+		return "(none)"
 	}
 	return *s
 }
@@ -284,12 +380,12 @@ func CallTool(h http.Handler, tool string, args []byte) (status int, answer []by
 	return rec.Code, rec.Body.Bytes()
 }
 
-// ReadCreated reads the answer of a create_ticket call: the result when the
-// call was accepted, nil when it was refused (a JSON-RPC error or a tool
-// error), or an error when the answer is a failure no input may cause (an
-// HTTP 5xx, a JSON-RPC internal error, an internal tool error) or not
-// JSON-RPC at all.
-func ReadCreated(status int, answer []byte) (*board.TicketResult, error) {
+// ReadTicketResult reads the answer of a create_ticket or update_ticket
+// call: the result when the call was accepted, nil when it was refused (a
+// JSON-RPC error or a tool error), or an error when the answer is a
+// failure no input may cause (an HTTP 5xx, a JSON-RPC internal error, an
+// internal tool error) or not JSON-RPC at all.
+func ReadTicketResult(status int, answer []byte) (*board.TicketResult, error) {
 	if status >= 500 {
 		return nil, fmt.Errorf("HTTP %d %s", status, answer)
 	}
@@ -363,4 +459,29 @@ func Unknown(tb testing.TB, svc *board.Service, p board.Principal, requestID str
 		tb.Fatal(err)
 	}
 	return l.Status == ledger.LookupUnknown
+}
+
+// OpenSQLite opens a fresh embedded store for one fuzzing run. It lives in
+// memory (/dev/shm) where the machine has it: every write syncs the file
+// (synchronous FULL), and on a disk those syncs, not the code under test,
+// were most of each input's time (about four times fewer inputs tried in
+// the same bound).
+func OpenSQLite(tb testing.TB) *sqlite.Store {
+	tb.Helper()
+	dir := ""
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "ledger-fuzz-"); err == nil {
+			dir = d
+			tb.Cleanup(func() { os.RemoveAll(d) })
+		}
+	}
+	if dir == "" {
+		dir = tb.TempDir()
+	}
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
 }

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/fuzztest"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
-	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
 // FuzzCreateTicketArguments sends arbitrary create_ticket arguments through
@@ -58,7 +58,7 @@ func FuzzCreateTicketArguments(f *testing.F) {
 		args := fuzztest.Prepend(data, `"request_id":"`+requestID+`"`)
 		before := fuzztest.Tickets(t, h.store)
 		status, answer := fuzztest.CallTool(h.handler, "create_ticket", args)
-		res, err := fuzztest.ReadCreated(status, answer)
+		res, err := fuzztest.ReadTicketResult(status, answer)
 		if err != nil {
 			t.Fatalf("arguments %q: %v", args, err)
 		}
@@ -101,11 +101,7 @@ type fuzzServer struct {
 
 func newFuzzServer(tb testing.TB) *fuzzServer {
 	tb.Helper()
-	st, err := sqlite.Open(context.Background(), tb.TempDir()+"/ledger.db")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
+	st := fuzztest.OpenSQLite(tb)
 	svc, err := board.NewService(board.Config{Store: st, BaseURL: "http://board.test", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		tb.Fatal(err)
@@ -117,3 +113,93 @@ func newFuzzServer(tb testing.TB) *fuzzServer {
 // nextID is a request_id no earlier call on this store used: the fuzzing
 // engine runs a target in several processes, each with its own store.
 func (h *fuzzServer) nextID() string { return fmt.Sprintf("fuzz-%d", h.ids.Add(1)) }
+
+// FuzzUpdateTicketArguments sends arbitrary update_ticket arguments for
+// the board's one ticket through the whole /mcp handler, as
+// FuzzCreateTicketArguments does for create_ticket, and holds every answer
+// to: never an internal error; a refusal leaves the ticket as it was and
+// the ledger without the request_id; an acceptance changed exactly the
+// fields given (null clearing body, owner, due, tags and links, refused for
+// title and priority, status never), within the board's limits, and a key
+// in another case is refused. The harness puts a new request_id and the
+// ticket's id at the front; fuzzed text may name others.
+//
+// Mutation check: with UpdateTicketInput.UnmarshalJSON
+// (internal/board/inputs.go) no longer noting nulls, `go test -run
+// FuzzUpdateTicketArguments ./internal/mcpserver` fails on
+// {"title":null,"body":"with another field"} ("accepted title null").
+func FuzzUpdateTicketArguments(f *testing.F) {
+	for _, s := range []string{
+		`{"title":"New title"}`,
+		`{"body":"new **body**","priority":"high","owner":"human:ana","due":"2027-01-31"}`,
+		`{"tags":["x","y.z"],"links":[{"kind":"task","ref":"t9"}]}`,
+		`{"body":null,"owner":null,"due":null,"tags":null,"links":null}`,
+		`{"tags":[],"links":[]}`,
+		`{"owner":""}`,
+		`{"due":""}`,
+		`{"title":null}`,
+		`{"priority":null}`,
+		`{"title":null,"body":"with another field"}`,
+		`{"priority":null,"due":"2027-01-01"}`,
+		`{"title":""}`,
+		`{"title":"two\nlines"}`,
+		`{"status":"done"}`,
+		`{"status":null}`,
+		`{}`,
+		`{"Title":"Case variant"}`,
+		`{"title":"ok","Body":"case variant"}`,
+		`{"TAGS":["a"]}`,
+		`{"links":[{"kind":"url","ref":"https://x.test","Title":"case"}]}`,
+		`{"id":"inbox-01","title":"leading zero"}`,
+		`{"id":"inbox-2","title":"no such ticket"}`,
+		`{"id":"inbox","title":"not an id"}`,
+		`{"title":"ok","request_id":"fuzz-own"}`,
+		`{"title":"ok","tags":["a","a"]}`,
+		`{"title":"ok","priority":"asap"}`,
+		`{"title":"first","title":"second"}`,
+		`[]`, `null`, `{"title":"ok"`,
+	} {
+		f.Add([]byte(s))
+	}
+	h := newFuzzServer(f)
+	created, err := h.svc.CreateTicket(board.WithPrincipal(context.Background(), fuzzAgent), board.CreateTicketInput{
+		RequestID: "fuzz-setup", Workspace: "inbox", Title: "The ticket", Body: "text", Priority: board.PriorityLow,
+		Owner: "ai:fuzz", Due: "2026-12-24", Tags: []string{"a"}, Links: []board.Link{{Kind: "url", Ref: "https://x.test/1", Title: "one"}},
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	id := created.Ticket.ID
+	f.Fuzz(func(t *testing.T, data []byte) {
+		requestID := h.nextID()
+		args := fuzztest.Prepend(data, `"request_id":"`+requestID+`","id":"`+id+`"`)
+		before := fuzztest.Stored(t, h.svc, id)
+		res, err := fuzztest.ReadTicketResult(fuzztest.CallTool(h.handler, "update_ticket", args))
+		if err != nil {
+			t.Fatalf("arguments %q: %v", args, err)
+		}
+		after := fuzztest.Stored(t, h.svc, id)
+		if n := fuzztest.Tickets(t, h.store); n != 1 {
+			t.Fatalf("arguments %q: the board has %d tickets, want its one", args, n)
+		}
+		if res == nil || res.Replayed {
+			if !reflect.DeepEqual(before, after) {
+				t.Fatalf("arguments %q refused or replayed, but the ticket changed:\n%+v\n%+v", args, before, after)
+			}
+			if res == nil && !fuzztest.Unknown(t, h.svc, fuzzAgent, requestID) {
+				t.Fatalf("arguments %q refused but find_request knows %s", args, requestID)
+			}
+			return
+		}
+		if res.Ticket.ID != id {
+			t.Fatalf("arguments %q updated %s, the board has only %s", args, res.Ticket.ID, id)
+		}
+		sent, ok := fuzztest.Object(args)
+		if !ok {
+			t.Fatalf("arguments %q are not one JSON object, yet accepted", args)
+		}
+		if err := fuzztest.CheckUpdated(before, after, sent); err != nil {
+			t.Fatalf("arguments %q: %v", args, err)
+		}
+	})
+}

@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -17,7 +16,6 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/fuzztest"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
-	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
 // FuzzCreateTicketBody sends arbitrary bodies to POST
@@ -113,7 +111,7 @@ func FuzzCreateTicketBody(f *testing.F) {
 		}
 		mcpID := h.nextKey()
 		args := fuzztest.Prepend(body, `"request_id":"`+mcpID+`","workspace":"inbox"`)
-		res, err := fuzztest.ReadCreated(fuzztest.CallTool(h.handler, "create_ticket", args))
+		res, err := fuzztest.ReadTicketResult(fuzztest.CallTool(h.handler, "create_ticket", args))
 		if err != nil {
 			t.Fatalf("arguments %q: %v", args, err)
 		}
@@ -149,11 +147,7 @@ type fuzzAPI struct {
 
 func newFuzzAPI(tb testing.TB) *fuzzAPI {
 	tb.Helper()
-	st, err := sqlite.Open(context.Background(), tb.TempDir()+"/ledger.db")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
+	st := fuzztest.OpenSQLite(tb)
 	log := slog.New(slog.DiscardHandler)
 	svc, err := board.NewService(board.Config{Store: st, BaseURL: "http://board.test", Logger: log})
 	if err != nil {
