@@ -36,8 +36,9 @@ go-test:
 	LEDGER_TEST_REQUIRE_MOTO=1 LEDGER_REQUIRE_BROWSER=1 LEDGER_REQUIRE_SFN_TESTS=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 -timeout 30m ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m ./internal/mcpserver'
 
 # Each fuzz target explores new inputs for a bounded time (go test takes one
-# -fuzz target per package run): the surfaces' create calls for 10 s each,
-# the JSON-RPC envelope check and the canonical arguments for 5 s each. What
+# -fuzz target per package run): the surfaces' create calls for 10 s each;
+# update_ticket, the JSON-RPC envelope check and the canonical arguments for
+# 5 s each (35 s in all). What
 # the engine finds interesting stays in the build cache; a failing input is
 # written to the package's testdata/fuzz/<Target>/, to be committed with
 # its fix so that every later run repeats it. FUZZTIME and FUZZTIME_SHORT
@@ -47,6 +48,7 @@ FUZZTIME_SHORT ?= 5s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCreateTicketArguments$$' -fuzztime $(FUZZTIME) ./internal/mcpserver
 	$(GO) test -run '^$$' -fuzz '^FuzzCreateTicketBody$$' -fuzztime $(FUZZTIME) ./internal/rest
+	$(GO) test -run '^$$' -fuzz '^FuzzUpdateTicketArguments$$' -fuzztime $(FUZZTIME_SHORT) ./internal/mcpserver
 	$(GO) test -run '^$$' -fuzz '^FuzzMalformed$$' -fuzztime $(FUZZTIME_SHORT) ./internal/mcpserver
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonicalArgs$$' -fuzztime $(FUZZTIME_SHORT) ./internal/ledger
 
