@@ -1,6 +1,6 @@
 // Package fuzztest is what the surfaces' fuzz targets (internal/mcpserver,
-// internal/rest) hold a create_ticket call to, worked out without the code
-// under test: the arguments read as plain JSON by their exact names, and
+// internal/rest) hold a create_ticket or update_ticket call to, worked out
+// without the code under test: the arguments read as plain JSON by their exact names, and
 // the board's limits (docs/architecture.md, "Data") written out again here.
 // A surface that decoded a key it should refuse, or validation that let a
 // bad value through, then shows as a stored ticket that disagrees.
