@@ -38,19 +38,20 @@ go-test:
 # Each fuzz target explores new inputs for a bounded time (go test takes one
 # -fuzz target per package run): the surfaces' create calls for 10 s each;
 # update_ticket, the JSON-RPC envelope check and the canonical arguments for
-# 5 s each (35 s in all). What
-# the engine finds interesting stays in the build cache; a failing input is
-# written to the package's testdata/fuzz/<Target>/, to be committed with
-# its fix so that every later run repeats it. FUZZTIME and FUZZTIME_SHORT
-# set the times.
+# 5 s each (35 s in all). What the engine finds interesting stays in the
+# build cache; a failing input is written to the package's
+# testdata/fuzz/<Target>/, to be committed with its fix so that every later
+# run repeats it. FUZZTIME and FUZZTIME_SHORT set the times. scripts/fuzz.sh
+# runs one target, and tries again a run that the engine itself failed at
+# its deadline having found nothing.
 FUZZTIME ?= 10s
 FUZZTIME_SHORT ?= 5s
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzCreateTicketArguments$$' -fuzztime $(FUZZTIME) ./internal/mcpserver
-	$(GO) test -run '^$$' -fuzz '^FuzzCreateTicketBody$$' -fuzztime $(FUZZTIME) ./internal/rest
-	$(GO) test -run '^$$' -fuzz '^FuzzUpdateTicketArguments$$' -fuzztime $(FUZZTIME_SHORT) ./internal/mcpserver
-	$(GO) test -run '^$$' -fuzz '^FuzzMalformed$$' -fuzztime $(FUZZTIME_SHORT) ./internal/mcpserver
-	$(GO) test -run '^$$' -fuzz '^FuzzCanonicalArgs$$' -fuzztime $(FUZZTIME_SHORT) ./internal/ledger
+	GO=$(GO) scripts/fuzz.sh ./internal/mcpserver FuzzCreateTicketArguments $(FUZZTIME)
+	GO=$(GO) scripts/fuzz.sh ./internal/rest FuzzCreateTicketBody $(FUZZTIME)
+	GO=$(GO) scripts/fuzz.sh ./internal/mcpserver FuzzUpdateTicketArguments $(FUZZTIME_SHORT)
+	GO=$(GO) scripts/fuzz.sh ./internal/mcpserver FuzzMalformed $(FUZZTIME_SHORT)
+	GO=$(GO) scripts/fuzz.sh ./internal/ledger FuzzCanonicalArgs $(FUZZTIME_SHORT)
 
 # The server against the official MCP tooling: the TypeScript SDK clients (both
 # revisions), the MCP Inspector CLI and the conformance suite for 2025-11-25
