@@ -5,7 +5,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA     ?= ./data
 AUTHOR   ?= $(or $(LEDGER_AUTHOR),ai:local)
 
-.PHONY: run build test check-format vet go-test
+.PHONY: run build test check-format vet go-test fuzz
 
 # The board at http://$(ADDR)/ (no sign-in: LEDGER_AUTH=loopback, you are
 # human:local, an admin) and MCP at /mcp as $(AUTHOR).
@@ -15,8 +15,8 @@ run:
 	LEDGER_ADDR=$(ADDR) LEDGER_DATA=$(DATA) LEDGER_AUTHOR=$(AUTHOR) LEDGER_AUTH=$(AUTH) $(GO) run ./functions/mcp
 
 # Every test: formatting, vet, the Go suites with the race detector (the
-# fuzz targets' seed corpora run as plain tests).
-test: check-format vet go-test interop lambda-test
+# fuzz targets' seed corpora run as plain tests), then a bounded fuzzing run.
+test: check-format vet go-test fuzz interop lambda-test
 
 check-format:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -34,6 +34,24 @@ vet:
 # (scripts/moto-stepfunctions.py); here it must run.
 go-test:
 	LEDGER_TEST_REQUIRE_MOTO=1 LEDGER_REQUIRE_BROWSER=1 LEDGER_REQUIRE_SFN_TESTS=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 -timeout 30m ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m ./internal/mcpserver'
+
+# Each fuzz target explores new inputs for a bounded time (go test takes one
+# -fuzz target per package run): the surfaces' create calls for 10 s each;
+# update_ticket, the JSON-RPC envelope check and the canonical arguments for
+# 5 s each (35 s in all). What the engine finds interesting stays in the
+# build cache; a failing input is written to the package's
+# testdata/fuzz/<Target>/, to be committed with its fix so that every later
+# run repeats it. FUZZTIME and FUZZTIME_SHORT set the times. scripts/fuzz.sh
+# runs one target, and tries again a run that the engine itself failed at
+# its deadline having found nothing.
+FUZZTIME ?= 10s
+FUZZTIME_SHORT ?= 5s
+fuzz:
+	GO=$(GO) scripts/fuzz.sh ./internal/mcpserver FuzzCreateTicketArguments $(FUZZTIME)
+	GO=$(GO) scripts/fuzz.sh ./internal/rest FuzzCreateTicketBody $(FUZZTIME)
+	GO=$(GO) scripts/fuzz.sh ./internal/mcpserver FuzzUpdateTicketArguments $(FUZZTIME_SHORT)
+	GO=$(GO) scripts/fuzz.sh ./internal/mcpserver FuzzMalformed $(FUZZTIME_SHORT)
+	GO=$(GO) scripts/fuzz.sh ./internal/ledger FuzzCanonicalArgs $(FUZZTIME_SHORT)
 
 # The server against the official MCP tooling: the TypeScript SDK clients (both
 # revisions), the MCP Inspector CLI and the conformance suite for 2025-11-25
