@@ -37,8 +37,8 @@ go-test:
 
 # Each fuzz target explores new inputs for a bounded time (go test takes one
 # -fuzz target per package run): the surfaces' create calls for 10 s each;
-# update_ticket, the JSON-RPC envelope check and the canonical arguments for
-# 5 s each (35 s in all). What the engine finds interesting stays in the
+# update_ticket, the JSON-RPC envelope check, the canonical arguments and
+# the suggested agent names for 5 s each (40 s in all). What the engine finds interesting stays in the
 # build cache; a failing input is written to the package's
 # testdata/fuzz/<Target>/, to be committed with its fix so that every later
 # run repeats it. FUZZTIME and FUZZTIME_SHORT set the times. scripts/fuzz.sh
@@ -52,6 +52,7 @@ fuzz:
 	GO=$(GO) scripts/fuzz.sh ./internal/mcpserver FuzzUpdateTicketArguments $(FUZZTIME_SHORT)
 	GO=$(GO) scripts/fuzz.sh ./internal/mcpserver FuzzMalformed $(FUZZTIME_SHORT)
 	GO=$(GO) scripts/fuzz.sh ./internal/ledger FuzzCanonicalArgs $(FUZZTIME_SHORT)
+	GO=$(GO) scripts/fuzz.sh ./internal/oauth FuzzDefaultAgentNameIsValid $(FUZZTIME_SHORT)
 
 # The server against the official MCP tooling: the TypeScript SDK clients (both
 # revisions), the MCP Inspector CLI and the conformance suite for 2025-11-25
