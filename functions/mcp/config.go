@@ -154,7 +154,7 @@ func (c config) principal() board.Principal {
 	return board.Principal{
 		Author:         c.Author,
 		Source:         board.SourceMCP,
-		NoAuthorReason: "the server was started without LEDGER_AUTHOR; restart it with LEDGER_AUTHOR=ai:<name> (for example LEDGER_AUTHOR=ai:claude make run, or the Author parameter when deployed)",
+		NoAuthorReason: "the server was started without LEDGER_AUTHOR; restart it with LEDGER_AUTHOR=ai:<name> (for example LEDGER_AUTHOR=ai:claude make run)",
 	}
 }
 

@@ -206,7 +206,9 @@ func (in *UpdateTicketInput) Validate() error {
 		if in.Status != nil {
 			status = *in.Status
 		}
-		return invalid("update_ticket does not change status; call move_ticket with id %q and status %q instead", clip(in.ID), clip(status))
+		// One text for every surface, so it names the way on each.
+		return invalid("update_ticket does not change status; call move_ticket with id %q and status %q instead (over REST: POST /api/v1/tickets/%s/move with {\"status\": %q})",
+			clip(in.ID), clip(status), clip(in.ID), clip(status))
 	}
 	if _, _, err := ParseTicketID(in.ID); err != nil {
 		return err

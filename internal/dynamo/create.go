@@ -21,17 +21,17 @@ const (
 	createEvent
 )
 
+// DefaultCounterRaceBudget bounds how long one create keeps retrying after
+// losing the workspace counter to other instances' creates; well inside
+// API Gateway's 29 s limit (Config.CounterRaceBudget changes it).
+const DefaultCounterRaceBudget = 20 * time.Second
+
 // CreateTicket commits the request record, the ticket, the workspace's
 // counter and counts, and the event in one transaction. The number comes
 // from this process's cache of the workspace's counter: warm, a create is
 // one request. The transaction's condition on the counter catches a stale
 // cache; the failed condition returns the workspace item (ALL_OLD), and the
 // create is built again with the right number.
-// DefaultCounterRaceBudget bounds how long one create keeps retrying after
-// losing the workspace counter to other instances' creates; well inside
-// API Gateway's 29 s limit (Config.CounterRaceBudget changes it).
-const DefaultCounterRaceBudget = 20 * time.Second
-
 func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
 	// Creates in one workspace would only collide on its counter.

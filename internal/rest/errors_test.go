@@ -94,7 +94,7 @@ func TestBadRequests(t *testing.T) {
 		{"invalid UTF-8", post("{\"title\":\"\xff\xfe\"}", "k-8", false), "UTF-8"},
 		{"an empty title (the domain's rule)", post(map[string]any{"title": ""}, "k-9", false), "title must not be empty"},
 		{"a title with a line break", post(map[string]any{"title": "a\nb"}, "k-10", false), "title"},
-		{"status in an update", call{method: "PATCH", path: "/api/v1/tickets/inbox-1", token: alice, key: "k-11", body: map[string]any{"status": "done"}}, "call move_ticket"},
+		{"status in an update", call{method: "PATCH", path: "/api/v1/tickets/inbox-1", token: alice, key: "k-11", body: map[string]any{"status": "done"}}, "POST /api/v1/tickets/inbox-1/move"},
 		{"a malformed If-Match", call{method: "PATCH", path: "/api/v1/tickets/inbox-1", token: alice, key: "k-12", body: map[string]any{"title": "y"},
 			header: map[string]string{"If-Match": "3"}}, "If-Match"},
 		// OpenAPI cannot refuse unknown query parameters; the server does.
