@@ -45,6 +45,9 @@ type envOptions struct {
 	principal board.Principal
 	wrap      func(board.Store) board.Store // e.g. a gate around commits
 	runner    board.TaskRunner              // nil: imports run to the end inside the call
+	// wrapHandler wraps the HTTP handler (e.g. a gate where a request
+	// reaches the server); nil: none.
+	wrapHandler func(http.Handler) http.Handler
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -68,7 +71,11 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	}
 	e.Svc = svc
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(opts.principal)})
-	ts := httptest.NewServer(mcpserver.Handler(server, mcpserver.HandlerOptions{}))
+	var h http.Handler = mcpserver.Handler(server, mcpserver.HandlerOptions{})
+	if opts.wrapHandler != nil {
+		h = opts.wrapHandler(h)
+	}
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	e.URL = ts.URL + "/mcp"
 	return &e
