@@ -63,7 +63,8 @@ func endpoints() []backend {
 
 // testClient is a client for ep with a request counter and the store's own
 // retry rules (NewRetryer), tuned for tests: short backoff and no retry
-// quota (fault tests fail many requests on purpose).
+// quota (fault tests fail many requests on purpose; TestRetryQuotaStopsRetries
+// checks the quota of the client the store builds).
 func testClient(t testing.TB, ep endpoint, counter *dynamo.RequestCounter) *dynamodb.Client {
 	t.Helper()
 	o := dynamodb.Options{
