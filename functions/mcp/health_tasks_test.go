@@ -10,6 +10,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // idleTasks is a task service with nothing to run.
@@ -27,7 +28,7 @@ func (idleTasks) UnfinishedTasks(context.Context) ([]board.Task, error) { return
 // it does, "stopped" and 503 once it no longer starts imports.
 func TestHealthzReportsTheTaskRunner(t *testing.T) {
 	runner := tasks.NewLocal(idleTasks{}, nil)
-	clock := &fakeClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	clock := testbackends.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	h := newHealth(&pinger{}, slog.New(slog.DiscardHandler)).withTasks(runner)
 	h.now = clock.Now
 	get := func() (int, string) {
@@ -39,7 +40,7 @@ func TestHealthzReportsTheTaskRunner(t *testing.T) {
 		t.Fatalf("running: %d %s", code, body)
 	}
 	runner.Close()
-	clock.advance(healthTTL)
+	clock.Add(healthTTL)
 	if code, body := get(); code != http.StatusServiceUnavailable || body != `{"status":"unavailable","store":"ok","tasks":"stopped"}` {
 		t.Fatalf("stopped: %d %s", code, body)
 	}

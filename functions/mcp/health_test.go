@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // pinger answers pings with err and counts them.
@@ -33,7 +35,7 @@ func (p *pinger) Ping(context.Context) error {
 func TestHealthzReportsTheStore(t *testing.T) {
 	var logs bytes.Buffer
 	store := &pinger{}
-	clock := &fakeClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	clock := testbackends.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	h := newHealth(store, slog.New(slog.NewTextHandler(&logs, nil)))
 	h.now = clock.Now
 	get := func() (int, string) {
@@ -57,7 +59,7 @@ func TestHealthzReportsTheStore(t *testing.T) {
 	if store.pings != 1 {
 		t.Fatalf("%d pings for 6 checks within healthTTL, want 1", store.pings)
 	}
-	clock.advance(healthTTL)
+	clock.Add(healthTTL)
 	code, body := get()
 	if code != http.StatusServiceUnavailable || !strings.Contains(body, `"store":"unavailable"`) || strings.Contains(body, "10.0.0.7") || strings.Contains(body, "refused") {
 		t.Fatalf("store down: %d %s, want 503 without the cause", code, body)

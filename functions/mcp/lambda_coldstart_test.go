@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"hash/crc32"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +19,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // coldLambda is a Lambda function in this process on minidyn, whose
@@ -41,7 +40,7 @@ type coldLambda struct {
 func newColdLambda(t *testing.T, holdSeed bool) *coldLambda {
 	t.Helper()
 	c := &coldLambda{personRead: make(chan struct{})}
-	minidyn := checksummed(miniserver.NewServer())
+	minidyn := testbackends.WithCRC32(miniserver.NewServer())
 	mini := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -201,20 +200,4 @@ func TestLambdaCredentialBeforeTheSeed(t *testing.T) {
 	if !c.fn.app.mcpBuilt.Load() {
 		t.Error("a signed-in call did not build the MCP server")
 	}
-}
-
-// checksummed adds the CRC32 DynamoDB sends with every response to
-// minidyn's, which lack it: the SDK checks one even when it is missing
-// (against 0) and warns about every response.
-func checksummed(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		next.ServeHTTP(rec, r)
-		for k, vs := range rec.Header() {
-			w.Header()[k] = vs
-		}
-		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(rec.Body.Bytes())), 10))
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
-	})
 }

@@ -502,7 +502,10 @@ func TestLambdaEmulator(t *testing.T) {
 		}
 	})
 
-	t.Run("TwoInstancesOneTicket", func(t *testing.T) {
+	// The race across instances: two containers share no lock, only the
+	// table, so one request_id sent to both at once is decided by the
+	// store's conditional writes alone.
+	t.Run("TwoInstancesRaceForOneTicket", func(t *testing.T) {
 		table := fmt.Sprintf("lambda-race-%d", time.Now().UnixNano())
 		emus := []*lambdatest.Emulator{start(t, table), start(t, table)}
 		// Both containers start at once (both create the table if missing).

@@ -20,6 +20,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // The authorization server under attack, against the composition root in
@@ -191,7 +192,7 @@ func TestRegistrationIsBounded(t *testing.T) {
 // the same code, and the contract suite races the store's count on every
 // backend.)
 func TestRegistrationCapHoldsAcrossInstances(t *testing.T) {
-	for _, backend := range []string{"sqlite", "minidyn", "moto"} {
+	for _, backend := range testbackends.Names() {
 		t.Run(backend, func(t *testing.T) {
 			store := e2eStore(t, backend)
 			const perWindow, tries = 5, 12

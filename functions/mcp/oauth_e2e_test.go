@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"html"
 	"io"
 	"log/slog"
@@ -16,10 +15,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,15 +26,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
-	miniserver "github.com/truora/minidyn/server"
 	"golang.org/x/oauth2"
 
 	ledgerauth "github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
-	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // OAuth end to end with the go-sdk's own OAuth client
@@ -51,40 +46,6 @@ import (
 // person in and approves.
 
 const e2ePassword = "correct horse battery staple"
-
-func e2eStore(t *testing.T, backend string) board.Store {
-	t.Helper()
-	ctx := context.Background()
-	switch backend {
-	case "sqlite":
-		st, err := sqlite.Open(ctx, t.TempDir()+"/ledger.db")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	case "minidyn", "moto":
-		endpoint := os.Getenv("LEDGER_TEST_MOTO_ENDPOINT")
-		if backend == "minidyn" {
-			mini := httptest.NewServer(withCRC32(miniserver.NewServer()))
-			t.Cleanup(mini.Close)
-			endpoint = mini.URL
-		} else if endpoint == "" {
-			if os.Getenv("LEDGER_TEST_REQUIRE_MOTO") != "" {
-				t.Fatal("moto: LEDGER_TEST_MOTO_ENDPOINT is not set (run under scripts/with-moto.sh)")
-			}
-			t.Skip("moto: LEDGER_TEST_MOTO_ENDPOINT is not set (run under scripts/with-moto.sh)")
-		}
-		st, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: endpoint, Table: fmt.Sprintf("oauth-e2e-%d", time.Now().UnixNano()),
-			CreateTable: true, SerializeWrites: backend == "moto"}, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	t.Fatalf("unknown store %s", backend)
-	return nil
-}
 
 // e2eServers serves two instances of one deployment (one issuer) on store
 // in required mode, with alice as a person, and returns their URLs.
@@ -315,10 +276,12 @@ func e2eCall[T any](t *testing.T, cs *mcp.ClientSession, tool string, args map[s
 	return out, json.Unmarshal(b, &out)
 }
 
+// e2eStore is a fresh store on backend (internal/testbackends: moto is
+// skipped with the reason, or fails under make test).
+func e2eStore(t *testing.T, backend string) board.Store { return testbackends.Open(t, backend).Store }
+
 func eachE2EStore(t *testing.T, fn func(t *testing.T, store board.Store)) {
-	for _, backend := range []string{"sqlite", "minidyn", "moto"} {
-		t.Run(backend, func(t *testing.T) { fn(t, e2eStore(t, backend)) })
-	}
+	testbackends.Each(t, func(t *testing.T, backend string) { fn(t, e2eStore(t, backend)) })
 }
 
 // Dynamic client registration, the way Claude Code and claude.ai connect.
@@ -490,21 +453,5 @@ func TestOAuthEndToEndMetadataDocument(t *testing.T) {
 		if _, err := e2eCall[board.WorkspacesResult](t, cs, "list_workspaces", nil); err == nil {
 			t.Fatal("a call after the client revoked its grant succeeded")
 		}
-	})
-}
-
-// withCRC32 adds the X-Amz-Crc32 header DynamoDB sends and minidyn does
-// not (the SDK warns about every response without it).
-func withCRC32(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		body := rec.Body.Bytes()
-		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
-		w.WriteHeader(rec.Code)
-		w.Write(body)
 	})
 }

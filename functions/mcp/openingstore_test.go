@@ -11,6 +11,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // A call made while the store opens waits for it, then goes through.
@@ -40,24 +41,6 @@ func TestOpeningStoreWaitsForTheOpen(t *testing.T) {
 	if n := <-got; n != 3 {
 		t.Fatalf("waiting call saw %d workspaces, want the 3 seeded", n)
 	}
-}
-
-// fakeClock is a clock the test moves.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 // flakyOpener fails its first n attempts, then opens a store.
@@ -90,7 +73,7 @@ func (o *flakyOpener) count() int {
 // attempt), and the instance recovers instead of failing for its life.
 func TestOpeningStoreRetriesAfterAFailedOpen(t *testing.T) {
 	opener := &flakyOpener{t: t, failures: 2}
-	clock := &fakeClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	clock := testbackends.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	s := &openingStore{open: opener.open, base: context.Background(), log: slog.New(slog.DiscardHandler), now: clock.Now}
 	t.Cleanup(func() { s.Close() })
 
@@ -102,7 +85,7 @@ func TestOpeningStoreRetriesAfterAFailedOpen(t *testing.T) {
 		if _, err := s.GetWorkspace(context.Background(), "inbox"); err == nil || opener.count() != attempt {
 			t.Fatalf("a call inside the backoff: err %v after %d attempts, want the last failure and no new attempt (%d)", err, opener.count(), attempt)
 		}
-		clock.advance(openBackoffCap) // past any backoff
+		clock.Add(openBackoffCap) // past any backoff
 	}
 	w, err := s.GetWorkspace(context.Background(), "inbox")
 	if err != nil || w.Slug != "inbox" || opener.count() != 3 {
@@ -119,7 +102,7 @@ func TestOpeningStoreRetriesAfterAFailedOpen(t *testing.T) {
 // The backoff grows with each failure up to its cap.
 func TestOpeningStoreBacksOffMoreEachTime(t *testing.T) {
 	opener := &flakyOpener{t: t, failures: 100}
-	clock := &fakeClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	clock := testbackends.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	s := &openingStore{open: opener.open, base: context.Background(), log: slog.New(slog.DiscardHandler), now: clock.Now}
 	var waits []time.Duration
 	for range 8 {
@@ -127,7 +110,7 @@ func TestOpeningStoreBacksOffMoreEachTime(t *testing.T) {
 		s.mu.Lock()
 		waits = append(waits, s.retryAt.Sub(clock.Now()))
 		s.mu.Unlock()
-		clock.advance(openBackoffCap)
+		clock.Add(openBackoffCap)
 	}
 	for i, w := range waits {
 		full := min(openBackoffBase<<i, openBackoffCap)

@@ -5,18 +5,16 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	miniserver "github.com/truora/minidyn/server"
-
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // A Lambda instance whose cold-start open failed (the table was not there)
@@ -24,8 +22,7 @@ import (
 // the store on a later call once it can: one failed open no longer breaks
 // the instance for its life while /healthz answers ok.
 func TestLambdaRecoversAfterAFailedOpen(t *testing.T) {
-	mini := httptest.NewServer(checksummed(miniserver.NewServer()))
-	t.Cleanup(mini.Close)
+	mini := testbackends.StartMinidyn(t, nil)
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	t.Setenv("AWS_REGION", "us-east-1")

@@ -23,6 +23,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // Revocation against a running import, at the composition root in
@@ -153,7 +154,7 @@ func oauthAccessToken(t *testing.T, base, handle string) string {
 }
 
 func TestRevocationStopsRunningImport(t *testing.T) {
-	for _, backend := range []string{"sqlite", "minidyn", "moto"} {
+	for _, backend := range testbackends.Names() {
 		t.Run(backend, func(t *testing.T) {
 			gate := &heldChunk{Store: e2eStore(t, backend)}
 			base := serveWithRunner(t, gate)

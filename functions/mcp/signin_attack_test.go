@@ -17,6 +17,7 @@ import (
 	ledgerauth "github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // Sign-in and sessions under attack, against the composition root in
@@ -60,7 +61,7 @@ func signInRequest(handle, password, from string) *http.Request {
 // most MaxFailures wrong passwords are ever evaluated (the witness counts
 // every check), and the rest are refused with 429 and Retry-After.
 func TestSignInLimitHoldsUnderConcurrency(t *testing.T) {
-	for _, backend := range []string{"sqlite", "minidyn", "moto"} {
+	for _, backend := range testbackends.Names() {
 		t.Run(backend, func(t *testing.T) {
 			store := e2eStore(t, backend)
 			var checks atomic.Int32
@@ -172,7 +173,7 @@ func TestSignInNextStaysOnThisOrigin(t *testing.T) {
 // other links; a disable ends sessions for good; each is in the person's
 // history. On SQLite, minidyn and moto.
 func TestPasswordResetEndsOtherSessions(t *testing.T) {
-	for _, backend := range []string{"sqlite", "minidyn", "moto"} {
+	for _, backend := range testbackends.Names() {
 		t.Run(backend, func(t *testing.T) {
 			store := e2eStore(t, backend)
 			var checks atomic.Int32

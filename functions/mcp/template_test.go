@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +11,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +22,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // The SAM template and the code cannot drift: the table is the one
@@ -238,12 +237,11 @@ func ttlAttribute(t *testing.T) string {
 		mu   sync.Mutex
 		attr string
 	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(testbackends.WithCRC32(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
 		reply := func(status int, out string) {
 			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-			w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(out))), 10))
 			w.WriteHeader(status)
 			io.WriteString(w, out)
 		}
@@ -264,7 +262,7 @@ func ttlAttribute(t *testing.T) string {
 		default:
 			reply(http.StatusBadRequest, fmt.Sprintf(`{"__type":"com.amazon.coral.validate#ValidationException","message":"unexpected %s"}`, op))
 		}
-	}))
+	})))
 	defer srv.Close()
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")

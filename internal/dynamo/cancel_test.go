@@ -17,6 +17,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // wireGate holds the first TransactWriteItems on its way to the endpoint
@@ -78,7 +79,7 @@ func TestCancelWithTheWriteOnTheWire(t *testing.T) {
 					target = httputil.NewSingleHostReverseProxy(u)
 				}
 				gate := &wireGate{next: target, deliver: deliver, reached: make(chan struct{}), gone: make(chan struct{})}
-				front := httptest.NewServer(withCRC32(gate))
+				front := httptest.NewServer(testbackends.WithCRC32(gate))
 				t.Cleanup(front.Close)
 				table := tableName()
 				witness := openStore(t, e, nil, dynamo.Config{Table: table}) // straight to the endpoint

@@ -2,13 +2,7 @@ package dynamo_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"hash/crc32"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -20,6 +14,7 @@ import (
 	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // endpoint is a DynamoDB-compatible server the tests run against.
@@ -41,54 +36,15 @@ func minidyn(t testing.TB) endpoint {
 // newMinidyn is a private minidyn behind handler wrap, for tests that
 // inject faults into the HTTP exchange.
 func newMinidyn(t testing.TB, wrap func(http.Handler) http.Handler) endpoint {
-	s := miniserver.NewServer()
-	srv := httptest.NewServer(withCRC32(wrap(s)))
-	t.Cleanup(srv.Close)
-	return endpoint{name: "minidyn", url: srv.URL, mini: s}
+	m := testbackends.StartMinidyn(t, wrap)
+	return endpoint{name: "minidyn", url: m.URL, mini: m.Server}
 }
 
-// withCRC32 adds the X-Amz-Crc32 header DynamoDB (and moto) send and
-// minidyn does not; without it an SDK client with a logger warns about
-// every response.
-func withCRC32(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		body := rec.Body.Bytes()
-		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(body)
-	})
-}
-
-// motoURL is the moto server (or any endpoint) named by the environment;
-// scripts/with-moto.sh starts one and sets it.
-func motoURL() string {
-	if v := os.Getenv("LEDGER_TEST_MOTO_ENDPOINT"); v != "" {
-		return v
-	}
-	return os.Getenv("DYNAMODB_ENDPOINT")
-}
-
-// requireMotoEnv, set by `make test`, turns a missing moto endpoint from a
-// skip into a failure: there the moto variants are meant to run.
-const requireMotoEnv = "LEDGER_TEST_REQUIRE_MOTO"
-
-// moto is the moto endpoint, or a skip with the reason when none is named
-// (a failure under `make test`).
+// moto is the moto endpoint, under the one policy every suite shares: a
+// skip with the reason when none is named, a failure under make test.
 func moto(t testing.TB) endpoint {
 	t.Helper()
-	u := motoURL()
-	if u == "" {
-		if os.Getenv(requireMotoEnv) != "" {
-			t.Fatalf("%s is set but no moto endpoint is: run under scripts/with-moto.sh (it sets LEDGER_TEST_MOTO_ENDPOINT)", requireMotoEnv)
-		}
-		t.Skip("moto: no endpoint named; run under scripts/with-moto.sh or set LEDGER_TEST_MOTO_ENDPOINT (make test does)")
-	}
-	return endpoint{name: "moto", url: u}
+	return endpoint{name: "moto", url: testbackends.MotoEndpoint(t)}
 }
 
 // backend is one endpoint kind the tests run against; newEndpoint gives a
@@ -107,7 +63,8 @@ func endpoints() []backend {
 
 // testClient is a client for ep with a request counter and the store's own
 // retry rules (NewRetryer), tuned for tests: short backoff and no retry
-// quota (fault tests fail many requests on purpose).
+// quota (fault tests fail many requests on purpose; TestRetryQuotaStopsRetries
+// checks the quota of the client the store builds).
 func testClient(t testing.TB, ep endpoint, counter *dynamo.RequestCounter) *dynamodb.Client {
 	t.Helper()
 	o := dynamodb.Options{
@@ -131,11 +88,7 @@ func fastRetries(so *retry.StandardOptions) {
 }
 
 // tableName is fresh per call, so tests sharing a server share nothing.
-func tableName() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return "ledger-test-" + hex.EncodeToString(b[:])
-}
+func tableName() string { return testbackends.TableName() }
 
 // openStore creates a fresh table on ep and opens a store on it; the table
 // is dropped when the test ends.

@@ -1,31 +1,13 @@
 package dynamo_test
 
 import (
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
-
-// fakeClock is a clock the test moves.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // TestPolicyCacheBound: a workspace hidden through another instance stays
 // readable through this one for PolicyTTL at most, by this store's clock.
@@ -39,7 +21,7 @@ func TestPolicyCacheBound(t *testing.T) {
 			e := ep.newEndpoint(t)
 			table := tableName()
 			moto := e.name == "moto"
-			clock := &fakeClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+			clock := testbackends.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 			counter := &dynamo.RequestCounter{}
 			a := newService(t, openStore(t, e, counter, dynamo.Config{Table: table, Now: clock.Now, PolicyTTL: 5 * time.Second, SerializeWrites: moto}))
 			b := newService(t, openStore(t, e, nil, dynamo.Config{Table: table, SerializeWrites: moto}))
@@ -49,7 +31,7 @@ func TestPolicyCacheBound(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			clock.advance(5*time.Second - time.Nanosecond)
+			clock.Add(5*time.Second - time.Nanosecond)
 			counter.Reset()
 			if _, err := a.GetTicket(aiCtx(t), board.TicketIDInput{ID: made.Ticket.ID}); err != nil {
 				t.Fatalf("get_ticket just inside the bound: %v, want the cached policy to answer", err)
@@ -58,7 +40,7 @@ func TestPolicyCacheBound(t *testing.T) {
 				t.Errorf("get_ticket inside the bound sent %d requests (%s), want 1: the policy from the cache", n, counter.Ops())
 			}
 
-			clock.advance(time.Nanosecond)
+			clock.Add(time.Nanosecond)
 			counter.Reset()
 			_, err := a.GetTicket(aiCtx(t), board.TicketIDInput{ID: made.Ticket.ID})
 			if board.ErrorCode(err) != board.CodeNotFound {

@@ -29,18 +29,19 @@ func checkOneTicket(t *testing.T, svc *board.Service, results []board.TicketResu
 		t.Errorf("%d calls were told they created the ticket, want exactly 1 (the others replayed)", first)
 	}
 	if ids := ticketIDs(t, svc); !slices.Equal(ids, []string{"inbox-1"}) {
-		t.Errorf("tickets after the race: %v, want exactly [inbox-1]", ids)
+		t.Errorf("tickets after the calls: %v, want exactly [inbox-1]", ids)
 	}
 	if n := inboxCandidates(t, svc); n != 1 {
-		t.Errorf("candidate count after the race: %d, want 1", n)
+		t.Errorf("candidate count after the calls: %d, want 1", n)
 	}
 }
 
-// TestConcurrentIdenticalCreates: 50 identical create_ticket calls at once
-// through one service → one ticket, 49 replays. Within one instance the
-// store's per-workspace lock orders them; TestShared races them across
-// instances that share no lock.
-func TestConcurrentIdenticalCreates(t *testing.T) {
+// TestIdenticalCreatesReplayInOrder: 50 identical create_ticket calls sent
+// together through one service → one ticket, 49 replays. Within one
+// instance the store's per-workspace lock takes them one at a time, so this
+// shows that the calls after the first replay it; TestShared races them
+// across instances that share no lock.
+func TestIdenticalCreatesReplayInOrder(t *testing.T) {
 	for _, ep := range endpoints() {
 		t.Run(ep.name, func(t *testing.T) {
 			t.Parallel()

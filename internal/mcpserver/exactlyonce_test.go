@@ -8,9 +8,13 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// Fifty identical calls at once, each on its own connection: one ticket, and
-// every successful answer names it.
-func TestConcurrentIdenticalCallsCreateOneTicket(t *testing.T) {
+// Fifty identical calls sent together, each on its own connection, to one
+// server: one ticket, and every successful answer names it. The store
+// orders one instance's writes to a workspace, so what this shows is that
+// identical retries replay the first, in whatever order they are taken;
+// instances racing without a shared lock are storetest.RunShared's and the
+// two-instance Lambda test's (functions/mcp).
+func TestIdenticalCallsReplayTheFirst(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	args := map[string]any{"request_id": "burst-1", "workspace": "inbox", "title": "Only once"}
 	const n = 50

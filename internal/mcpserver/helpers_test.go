@@ -20,6 +20,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 const (
@@ -30,8 +31,9 @@ const (
 var agent = board.Principal{Author: "ai:tester", Source: board.SourceMCP}
 
 // env is one server on a fresh store, reachable over real HTTP. The store is
-// the embedded one unless LEDGER_TEST_STORE=dynamodb names DynamoDB at
-// DYNAMODB_ENDPOINT (make test runs this package both ways, on moto).
+// the embedded one unless LEDGER_TEST_STORE=dynamodb asks for DynamoDB on
+// the moto server of internal/testbackends (make test runs this package
+// both ways).
 type env struct {
 	URL   string
 	Store board.Store // reads the state directly, outside the MCP path
@@ -92,9 +94,10 @@ func openSQLite(t *testing.T) (board.Store, func(*testing.T) map[string]int) {
 }
 
 func openDynamo(t *testing.T) (board.Store, func(*testing.T) map[string]int) {
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	// Asked for by name, moto is required here: a skip would run nothing.
+	endpoint := os.Getenv(testbackends.MotoEndpointEnv)
 	if endpoint == "" {
-		t.Fatal("LEDGER_TEST_STORE=dynamodb needs DYNAMODB_ENDPOINT (scripts/with-moto.sh sets it)")
+		t.Fatalf("LEDGER_TEST_STORE=dynamodb needs %s (scripts/with-moto.sh sets it)", testbackends.MotoEndpointEnv)
 	}
 	ctx := context.Background()
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})

@@ -7,8 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"hash/crc32"
 	"html"
 	"io"
 	"log/slog"
@@ -16,7 +14,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,15 +21,12 @@ import (
 	"testing"
 	"time"
 
-	miniserver "github.com/truora/minidyn/server"
-
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
-	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
 )
 
@@ -44,84 +38,21 @@ import (
 
 const testPassword = "correct horse battery staple"
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
-
 type env struct {
 	t        *testing.T
 	store    board.Store
-	clock    *clock
+	clock    *testbackends.Clock
 	accounts *auth.Accounts
 	url      string // the first server: the issuer of every server of the env
 	docs     oauth.FetchConfig
 	logs     *syncBuffer
 }
 
-// stores are the backends every test runs on. moto is skipped, with the
-// reason, when no endpoint is named, except under make test
-// (LEDGER_TEST_REQUIRE_MOTO), where that fails.
-func stores() []string { return []string{"sqlite", "minidyn", "moto"} }
+// eachStore runs fn on every backend; moto under the shared policy
+// (skipped with the reason, failing under make test).
+func eachStore(t *testing.T, fn func(t *testing.T, backend string)) { testbackends.Each(t, fn) }
 
-func eachStore(t *testing.T, fn func(t *testing.T, backend string)) {
-	for _, b := range stores() {
-		t.Run(b, func(t *testing.T) { fn(t, b) })
-	}
-}
-
-func openStore(t *testing.T, backend string) board.Store {
-	t.Helper()
-	ctx := context.Background()
-	switch backend {
-	case "sqlite":
-		st, err := sqlite.Open(ctx, t.TempDir()+"/ledger.db")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	case "minidyn", "moto":
-		endpoint := os.Getenv("LEDGER_TEST_MOTO_ENDPOINT")
-		if backend == "moto" && endpoint == "" {
-			if os.Getenv("LEDGER_TEST_REQUIRE_MOTO") != "" {
-				t.Fatal("moto: LEDGER_TEST_MOTO_ENDPOINT is not set (run under scripts/with-moto.sh)")
-			}
-			t.Skip("moto: LEDGER_TEST_MOTO_ENDPOINT is not set (run under scripts/with-moto.sh)")
-		}
-		if backend == "minidyn" {
-			srv := httptest.NewServer(withCRC32(miniserver.NewServer()))
-			t.Cleanup(srv.Close)
-			endpoint = srv.URL
-		}
-		st, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: endpoint, Table: fmt.Sprintf("oauth-%d", time.Now().UnixNano()),
-			CreateTable: true, SerializeWrites: backend == "moto"}, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	t.Fatalf("unknown store %s", backend)
-	return nil
-}
-
-// withCRC32 adds the X-Amz-Crc32 header DynamoDB sends and minidyn does not.
-func withCRC32(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		body := rec.Body.Bytes()
-		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
-		w.WriteHeader(rec.Code)
-		w.Write(body)
-	})
-}
+func openStore(t *testing.T, backend string) board.Store { return testbackends.Open(t, backend).Store }
 
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -139,7 +70,7 @@ func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return 
 // bob, and the document fetch settings docs.
 func newEnv(t *testing.T, backend string, docs oauth.FetchConfig) *env {
 	t.Helper()
-	e := &env{t: t, store: openStore(t, backend), clock: &clock{now: time.Now().UTC()}, docs: docs, logs: &syncBuffer{}}
+	e := &env{t: t, store: openStore(t, backend), clock: testbackends.NewClock(time.Now().UTC()), docs: docs, logs: &syncBuffer{}}
 	e.url = e.serve(e.store, "")
 	e.addPerson("alice")
 	e.addPerson("bob")

@@ -6,14 +6,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,15 +24,14 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
-	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
-	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // The REST tests run the API as the composition root wires it (service,
@@ -47,33 +43,9 @@ import (
 // as the answers, so it follows a renamed field: TestOpenAPISnapshot and
 // TestWireFieldNames pin the wire format itself.
 
-// clock is the tests' movable time, shared by the service and accounts.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
-
-// backends names the stores to run on; under make test a missing moto
-// fails instead of being left out.
-func backends(t *testing.T) []string {
-	out := []string{"sqlite", "minidyn"}
-	if os.Getenv("LEDGER_TEST_MOTO_ENDPOINT") != "" {
-		out = append(out, "moto")
-	} else if os.Getenv("LEDGER_TEST_REQUIRE_MOTO") == "1" {
-		t.Fatal("LEDGER_TEST_REQUIRE_MOTO=1 but no LEDGER_TEST_MOTO_ENDPOINT: run under scripts/with-moto.sh")
-	}
-	return out
-}
-
-// eachStore runs fn as a subtest per backend.
-func eachStore(t *testing.T, fn func(t *testing.T, backend string)) {
-	for _, b := range backends(t) {
-		t.Run(b, func(t *testing.T) { fn(t, b) })
-	}
-}
+// eachStore runs fn as a subtest per backend; moto under the shared policy
+// (skipped with the reason, failing under make test).
+func eachStore(t *testing.T, fn func(t *testing.T, backend string)) { testbackends.Each(t, fn) }
 
 // backend is one store with a witness that reads it outside the service.
 type backend struct {
@@ -87,47 +59,17 @@ type backend struct {
 
 func openBackend(t *testing.T, name string) *backend {
 	t.Helper()
-	ctx := context.Background()
-	b := &backend{name: name}
-	switch name {
-	case "sqlite":
-		path := t.TempDir() + "/ledger.db"
-		b.open = func(t *testing.T) board.Store {
-			st, err := sqlite.Open(ctx, path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
-		}
+	tb := testbackends.Open(t, name)
+	b := &backend{name: name, store: tb.Store, open: func(t *testing.T) board.Store { return tb.Reopen(t) }}
+	if name == testbackends.SQLite {
 		b.rows = func(t *testing.T, kind string) []string {
-			return sqlRows(t, path, map[string]string{"tokens": "api_tokens"}[kind])
+			return sqlRows(t, tb.SQLitePath, map[string]string{"tokens": "api_tokens"}[kind])
 		}
-	case "minidyn", "moto":
-		endpoint := os.Getenv("LEDGER_TEST_MOTO_ENDPOINT")
-		if name == "minidyn" {
-			srv := httptest.NewServer(withCRC32(miniserver.NewServer()))
-			t.Cleanup(srv.Close)
-			endpoint = srv.URL
-		}
-		table := fmt.Sprintf("rest-%d", time.Now().UnixNano())
-		b.open = func(t *testing.T) board.Store {
-			// moto does not isolate concurrent transactions: serialize
-			// writes there (docs/dynamodb.md).
-			st, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: endpoint, Table: table, CreateTable: true, SerializeWrites: name == "moto"},
-				slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return st
-		}
+	} else {
 		b.rows = func(t *testing.T, kind string) []string {
-			return scanItems(t, endpoint, table, map[string]string{"tokens": "api_token"}[kind])
+			return scanItems(t, tb.Endpoint, tb.Table, map[string]string{"tokens": "api_token"}[kind])
 		}
-	default:
-		t.Fatalf("unknown backend %s", name)
 	}
-	b.store = b.open(t)
 	return b
 }
 
@@ -200,29 +142,13 @@ func scanItems(t *testing.T, endpoint, table, typ string) []string {
 	return out
 }
 
-// withCRC32 adds the X-Amz-Crc32 header DynamoDB sends and minidyn does
-// not (the SDK warns about every response without it).
-func withCRC32(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		body := rec.Body.Bytes()
-		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
-		w.WriteHeader(rec.Code)
-		w.Write(body)
-	})
-}
-
 // env is one server (or several instances) on one backend.
 type env struct {
 	t        *testing.T
 	b        *backend
 	svc      *board.Service
 	accounts *auth.Accounts
-	clock    *clock
+	clock    *testbackends.Clock
 	url      string
 	logs     *syncBuffer // everything the server logged
 	oapi     *openAPI
@@ -258,7 +184,7 @@ func newEnv(t *testing.T, backendName string, opts ...envOptions) *env {
 	if o.mode == "" {
 		o.mode = auth.ModeRequired
 	}
-	e := &env{t: t, b: openBackend(t, backendName), clock: &clock{now: time.Now().UTC()}, logs: &syncBuffer{}, tokens: map[string]string{}, opts: o}
+	e := &env{t: t, b: openBackend(t, backendName), clock: testbackends.NewClock(time.Now().UTC()), logs: &syncBuffer{}, tokens: map[string]string{}, opts: o}
 	store := e.b.store
 	if o.wrap != nil {
 		store = o.wrap(store)

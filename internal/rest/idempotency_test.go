@@ -11,9 +11,14 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// 50 concurrent POSTs with one key: one ticket, one 201 that wrote it and
-// 49 replays of it (201, the same body, Idempotent-Replayed: true).
-func TestConcurrentPostsOneKey(t *testing.T) {
+// 50 identical POSTs with one key, sent together to one server: one
+// ticket, one 201 that wrote it and 49 replays of it (201, the same body,
+// Idempotent-Replayed: true). Within one instance the store orders writes
+// to a workspace (SQLite's committer, DynamoDB's per-workspace lock), so
+// this shows that identical retries replay, whatever order they arrive in;
+// the races between instances, which share no lock, are
+// storetest.RunShared's and the two-instance Lambda test's.
+func TestIdenticalPostsReplayTheFirst(t *testing.T) {
 	eachStore(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		const n = 50

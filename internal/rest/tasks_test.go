@@ -256,11 +256,14 @@ func TestCancelRunningImport(t *testing.T) {
 	})
 }
 
-// 20 concurrent POSTs with one key start one task: every answer is 202
-// with that task, one started it and the others replay (a duplicate that
-// arrives while the first call is still creating the task waits for it
-// rather than answering 409); the store ends with each row once.
-func TestConcurrentImportsOneKey(t *testing.T) {
+// 20 identical import POSTs with one key, sent together to one server,
+// start one task: every answer is 202 with that task, one started it and
+// the others replay (a duplicate that arrives while the first call is
+// still creating the task waits for it rather than answering 409); the
+// store ends with each row once. One instance orders the writes (see
+// TestIdenticalPostsReplayTheFirst), so this is about identical retries
+// replaying, not about a race between instances.
+func TestIdenticalImportPostsStartOneTask(t *testing.T) {
 	eachStore(t, func(t *testing.T, backend string) {
 		opts, rows := largeImport(backend)
 		e := newEnv(t, backend, opts)

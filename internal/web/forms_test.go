@@ -134,8 +134,10 @@ func TestTicketForms(t *testing.T) {
 	})
 }
 
-// Two submissions of one form at the same moment (a double click) make
-// one ticket.
+// Submissions of one form sent together (a double click, or more) make one
+// ticket, and every answer leads to it: the later ones replay the first.
+// One server's store orders them; instances racing without a shared lock
+// are storetest.RunShared's.
 func TestDoubleSubmitWritesOnce(t *testing.T) {
 	eachStore(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend, auth.ModeLoopback)

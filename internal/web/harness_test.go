@@ -2,128 +2,50 @@ package web_test
 
 import (
 	"context"
-	"fmt"
-	"hash/crc32"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	miniserver "github.com/truora/minidyn/server"
-
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
-	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
 )
 
 // The handler tests run the board as the composition root wires it (the
 // service, accounts, resolver, board and /mcp), on each store: SQLite,
-// DynamoDB on minidyn (in-process), and moto when scripts/with-moto.sh
-// names it.
+// DynamoDB on minidyn (in-process), and moto (internal/testbackends).
 
 const testPassword = "correct horse battery staple"
-
-// clock is the tests' movable time, shared by the service and accounts.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
 type env struct {
 	t        *testing.T
 	store    board.Store
 	svc      *board.Service
 	accounts *auth.Accounts
-	clock    *clock
+	clock    *testbackends.Clock
 	url      string // the server
 	mode     auth.Mode
 }
 
-// stores names the backends to run on.
-func stores() []string {
-	out := []string{"sqlite", "minidyn"}
-	if os.Getenv("LEDGER_TEST_MOTO_ENDPOINT") != "" {
-		out = append(out, "moto")
-	}
-	return out
-}
+// eachStore runs fn as a subtest per store; moto under the shared policy
+// (skipped with the reason, failing under make test).
+func eachStore(t *testing.T, fn func(t *testing.T, backend string)) { testbackends.Each(t, fn) }
 
-// eachStore runs fn as a subtest per store.
-func eachStore(t *testing.T, fn func(t *testing.T, backend string)) {
-	for _, b := range stores() {
-		t.Run(b, func(t *testing.T) { fn(t, b) })
-	}
-}
-
-func openStore(t *testing.T, backend string) board.Store {
-	t.Helper()
-	ctx := context.Background()
-	switch backend {
-	case "sqlite":
-		st, err := sqlite.Open(ctx, t.TempDir()+"/ledger.db")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	case "minidyn", "moto":
-		endpoint := os.Getenv("LEDGER_TEST_MOTO_ENDPOINT")
-		if backend == "minidyn" {
-			srv := httptest.NewServer(withCRC32(miniserver.NewServer()))
-			t.Cleanup(srv.Close)
-			endpoint = srv.URL
-		}
-		table := fmt.Sprintf("web-%d", time.Now().UnixNano())
-		// moto does not isolate concurrent transactions: serialize writes
-		// there (docs/dynamodb.md).
-		st, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: endpoint, Table: table, CreateTable: true, SerializeWrites: backend == "moto"},
-			slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	t.Fatalf("unknown store %s", backend)
-	return nil
-}
-
-// withCRC32 adds the X-Amz-Crc32 header DynamoDB sends and minidyn does
-// not (the SDK warns about every response without it).
-func withCRC32(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		body := rec.Body.Bytes()
-		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
-		w.WriteHeader(rec.Code)
-		w.Write(body)
-	})
-}
+func openStore(t *testing.T, backend string) board.Store { return testbackends.Open(t, backend).Store }
 
 // newEnv serves the board and /mcp in mode on a fresh store. MCP in
 // loopback mode runs as ai:agent.
 func newEnv(t *testing.T, backend string, mode auth.Mode) *env {
 	t.Helper()
-	e := &env{t: t, store: openStore(t, backend), clock: &clock{now: time.Now().UTC()}, mode: mode}
+	e := &env{t: t, store: openStore(t, backend), clock: testbackends.NewClock(time.Now().UTC()), mode: mode}
 	e.serve(e.store)
 	return e
 }
