@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,6 +74,20 @@ func runBrowserScenarios(t *testing.T, exe, backend string) {
 		t.Fatal(err)
 	}
 
+	// postsSent counts the POSTs the page sends (the browser's own count,
+	// from its network events), to wait for the server to have answered
+	// each (env.postsDone) instead of guessing a time.
+	var postsSent atomic.Int64
+	go func() {
+		for ev, err := range chromedp.Events(ctx, network.RequestWillBeSent) {
+			if err != nil {
+				return
+			}
+			if ev.Request.Method == "POST" {
+				postsSent.Add(1)
+			}
+		}
+	}()
 	var dialogs atomic.Int32
 	go func() {
 		for ev, err := range chromedp.Events(ctx, page.JavascriptDialogOpening) {
@@ -203,19 +218,27 @@ func runBrowserScenarios(t *testing.T, exe, backend string) {
 		t.Fatalf("XSS title: heading %q, %d img elements, %d dialogs", text, imgs, dialogs.Load())
 	}
 
-	// A double-clicked create makes one ticket.
+	// A double-clicked create makes one ticket. Both clicks are sent before
+	// the page changes; once every POST the browser sent has been answered
+	// (its count against the server's, polled with a deadline), a second
+	// submission, if any, has been handled.
 	before := e.ticketCount("inbox")
+	sentBefore, doneBefore := postsSent.Load(), e.postsDone.Load()
 	run("double click",
 		chromedp.Click(css(`#new-ticket summary`)),
 		chromedp.SendKeys(css(`#new-ticket input[name="title"]`), "Clicked twice in a hurry"),
 		chromedp.DoubleClick(css(`#create-ticket`)),
 		chromedp.WaitVisible(css(`#notes-h`)),
 	)
-	deadline := time.Now().Add(5 * time.Second)
-	for e.ticketCount("inbox") == before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for postsSent.Load()-sentBefore != e.postsDone.Load()-doneBefore || postsSent.Load() == sentBefore {
+		if time.Now().After(deadline) {
+			t.Fatalf("double click: the browser sent %d POSTs, the server answered %d within 10 s",
+				postsSent.Load()-sentBefore, e.postsDone.Load()-doneBefore)
+		}
+		time.Sleep(10 * time.Millisecond) // the poll's interval
 	}
-	time.Sleep(500 * time.Millisecond) // a second submission, if any, has landed by now
+	t.Logf("double click: %d POSTs sent and answered", postsSent.Load()-sentBefore)
 	if n := e.ticketCount("inbox"); n != before+1 {
 		t.Fatalf("double-clicked create: %d tickets, want %d", n, before+1)
 	}

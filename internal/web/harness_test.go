@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +34,9 @@ type env struct {
 	clock    *testbackends.Clock
 	url      string // the server
 	mode     auth.Mode
+	// postsDone counts the POSTs the servers finished answering, so a
+	// test can wait until every POST a browser sent has been handled.
+	postsDone atomic.Int64
 }
 
 // eachStore runs fn as a subtest per store; moto under the shared policy
@@ -68,7 +72,12 @@ func (e *env) serveMode(store board.Store, mode auth.Mode) string {
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal()})
 	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny, mcpserver.Handler(server, mcpserver.HandlerOptions{})))
 	ts := httptest.NewServer(nil)
-	ts.Config.Handler = mux
+	ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			defer e.postsDone.Add(1)
+		}
+		mux.ServeHTTP(w, r)
+	})
 	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: e.accounts, Resolver: resolver, BaseURL: ts.URL}))
 	e.t.Cleanup(ts.Close)
 	if e.url == "" {
