@@ -32,3 +32,14 @@ func openSQLite(ctx context.Context, dir string, log *slog.Logger, adminCommand 
 	}
 	return s, nil
 }
+
+// sqliteFileName is the store's file inside LEDGER_DATA.
+const sqliteFileName = sqlite.FileName
+
+// backupResult is what a backup of the embedded store wrote.
+type backupResult = sqlite.BackupResult
+
+// backupSQLite copies the embedded store at path to dest (sqlite.Backup).
+func backupSQLite(ctx context.Context, path, dest string) (backupResult, error) {
+	return sqlite.Backup(ctx, path, dest)
+}
