@@ -38,21 +38,8 @@ type command struct {
 	getenv func(string) string
 }
 
-// isCommand reports whether the arguments name an admin command rather
-// than the server.
-func isCommand(args []string) bool {
-	return len(args) > 0 && (args[0] == "people" || args[0] == "tokens" || args[0] == "backup")
-}
-
-// run executes the command and returns the process's exit code. Only the
-// asked-for value goes to stdout; everything else to stderr.
-func (c command) run(ctx context.Context) int {
-	switch c.args[0] {
-	case "tokens":
-		return c.runTokens(ctx)
-	case "backup":
-		return c.runBackup(ctx)
-	}
+// runPeople is `people add|invite|disable|enable|list`.
+func (c command) runPeople(ctx context.Context) int {
 	if len(c.args) < 2 {
 		fmt.Fprint(c.stderr, peopleUsage)
 		return exitUsage
