@@ -35,6 +35,19 @@ vet:
 go-test:
 	LEDGER_TEST_REQUIRE_MOTO=1 LEDGER_REQUIRE_BROWSER=1 LEDGER_REQUIRE_SFN_TESTS=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 -timeout 30m ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m ./internal/mcpserver'
 
+# Every DynamoDB test variant against any DynamoDB-compatible endpoint, such
+# as DynamoDB Local: make test-dynamodb ENDPOINT=http://localhost:8000
+# (RUN='regexp' narrows it). The variants keep the name moto: moto is this
+# repository's endpoint (DynamoDB Local's licence keeps it out of the
+# tooling here), and their budgets allow for a slow endpoint.
+ENDPOINT ?=
+RUN ?=
+.PHONY: test-dynamodb
+test-dynamodb:
+	@test -n "$(ENDPOINT)" || { echo "make test-dynamodb needs ENDPOINT=http://host:port, a DynamoDB-compatible endpoint" >&2; exit 2; }
+	LEDGER_TEST_DYNAMODB_ENDPOINT=$(ENDPOINT) LEDGER_TEST_REQUIRE_MOTO=1 $(GO) test -race -count=1 -timeout 30m -run '$(RUN)' ./internal/dynamo ./internal/rest ./internal/web ./internal/oauth ./functions/mcp
+	LEDGER_TEST_DYNAMODB_ENDPOINT=$(ENDPOINT) LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m -run '$(RUN)' ./internal/mcpserver
+
 # Each fuzz target explores new inputs for a bounded time (go test takes one
 # -fuzz target per package run): the surfaces' create calls for 10 s each;
 # update_ticket, the JSON-RPC envelope check, the canonical arguments and

@@ -2,7 +2,8 @@
 # Runs a command with a moto server (a DynamoDB-compatible endpoint) on a
 # free loopback port, and stops the server afterwards, however the command
 # ends. The command sees the endpoint as DYNAMODB_ENDPOINT and
-# LEDGER_TEST_MOTO_ENDPOINT (what the internal/dynamo tests read), and
+# LEDGER_TEST_DYNAMODB_ENDPOINT (and its earlier name
+# LEDGER_TEST_MOTO_ENDPOINT: what the DynamoDB test variants read), and
 # LEDGER_DYNAMODB_SERIALIZE_WRITES=1: moto does not isolate concurrent
 # requests, so a server started on it sends one write at a time.
 #
@@ -68,6 +69,7 @@ fi
 echo "with-moto: moto at $endpoint (pid $moto_pid)" >&2
 export DYNAMODB_ENDPOINT="$endpoint"
 export LEDGER_TEST_MOTO_ENDPOINT="$endpoint"
+export LEDGER_TEST_DYNAMODB_ENDPOINT="$endpoint"
 export LEDGER_DYNAMODB_SERIALIZE_WRITES=1
 # Not exec: the trap must run to stop moto when the command ends.
 set +e

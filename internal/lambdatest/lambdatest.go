@@ -37,9 +37,13 @@ import (
 // RequireEnv, when "1", turns a missing tool into a test failure.
 const RequireEnv = "LEDGER_REQUIRE_LAMBDA_TESTS"
 
-// MotoEnv names a running moto server (or any DynamoDB-compatible
-// endpoint) to use instead of starting one.
-const MotoEnv = "LEDGER_TEST_MOTO_ENDPOINT"
+// EndpointEnv names a running moto server (or any DynamoDB-compatible
+// endpoint) to use instead of starting one; MotoEnv is its earlier name,
+// still read.
+const (
+	EndpointEnv = "LEDGER_TEST_DYNAMODB_ENDPOINT"
+	MotoEnv     = "LEDGER_TEST_MOTO_ENDPOINT"
+)
 
 // RIEModule is the emulator's module path, for `go install …@RIEVersion`.
 const (
@@ -122,12 +126,14 @@ type Moto struct {
 	proc *process // nil when the environment named the endpoint
 }
 
-// StartMoto returns the endpoint LEDGER_TEST_MOTO_ENDPOINT names, or starts
+// StartMoto returns the endpoint EndpointEnv (or MotoEnv) names, or starts
 // `moto_server -H 127.0.0.1 -p PORT` on a free loopback port and waits
 // until it answers.
 func StartMoto(ctx context.Context) (*Moto, error) {
-	if u := os.Getenv(MotoEnv); u != "" {
-		return &Moto{URL: u}, nil
+	for _, env := range []string{EndpointEnv, MotoEnv} {
+		if u := os.Getenv(env); u != "" {
+			return &Moto{URL: u}, nil
+		}
 	}
 	bin, err := exec.LookPath("moto_server")
 	if err != nil {

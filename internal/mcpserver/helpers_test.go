@@ -95,9 +95,9 @@ func openSQLite(t *testing.T) (board.Store, func(*testing.T) map[string]int) {
 
 func openDynamo(t *testing.T) (board.Store, func(*testing.T) map[string]int) {
 	// Asked for by name, moto is required here: a skip would run nothing.
-	endpoint := os.Getenv(testbackends.MotoEndpointEnv)
+	endpoint := testbackends.DynamoDBEndpoint()
 	if endpoint == "" {
-		t.Fatalf("LEDGER_TEST_STORE=dynamodb needs %s (scripts/with-moto.sh sets it)", testbackends.MotoEndpointEnv)
+		t.Fatalf("LEDGER_TEST_STORE=dynamodb needs %s (scripts/with-moto.sh sets it)", testbackends.EndpointEnv)
 	}
 	ctx := context.Background()
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})

@@ -34,7 +34,7 @@ import (
 // in required mode (the resolver with API tokens and OAuth, /mcp, REST,
 // the board with its approval page, the OAuth endpoints), over real HTTP,
 // on each store: SQLite, DynamoDB on minidyn, and moto when
-// scripts/with-moto.sh names one (LEDGER_TEST_MOTO_ENDPOINT).
+// scripts/with-moto.sh names one (LEDGER_TEST_DYNAMODB_ENDPOINT).
 
 const testPassword = "correct horse battery staple"
 

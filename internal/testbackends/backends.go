@@ -31,8 +31,14 @@ import (
 )
 
 const (
-	// MotoEndpointEnv names the moto server; scripts/with-moto.sh starts
-	// one and sets it.
+	// EndpointEnv names the DynamoDB-compatible endpoint the DynamoDB
+	// variants run on: moto here (scripts/with-moto.sh starts one and sets
+	// it), or any other, such as DynamoDB Local (make test-dynamodb
+	// ENDPOINT=…). The variants keep the name moto: the default endpoint,
+	// and what their budgets (a slow endpoint that serializes writes)
+	// allow for.
+	EndpointEnv = "LEDGER_TEST_DYNAMODB_ENDPOINT"
+	// MotoEndpointEnv is EndpointEnv's earlier name, still read.
 	MotoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
 	// RequireMotoEnv, set by `make test`, turns a missing moto endpoint
 	// from a skip into a failure: there the moto variants are meant to run,
@@ -59,17 +65,27 @@ func Each(t *testing.T, fn func(t *testing.T, backend string)) {
 	}
 }
 
-// MotoEndpoint is the moto endpoint the environment names. Without one
-// the test is skipped with the reason, or fails under RequireMotoEnv.
+// DynamoDBEndpoint is the endpoint the environment names (EndpointEnv,
+// else MotoEndpointEnv), or "".
+func DynamoDBEndpoint() string {
+	if u := os.Getenv(EndpointEnv); u != "" {
+		return u
+	}
+	return os.Getenv(MotoEndpointEnv)
+}
+
+// MotoEndpoint is the endpoint of the moto variants (DynamoDBEndpoint).
+// Without one the test is skipped with the reason, or fails under
+// RequireMotoEnv.
 func MotoEndpoint(t testing.TB) string {
 	t.Helper()
-	if u := os.Getenv(MotoEndpointEnv); u != "" {
+	if u := DynamoDBEndpoint(); u != "" {
 		return u
 	}
 	if os.Getenv(RequireMotoEnv) != "" {
-		t.Fatalf("moto: %s is set but %s is not: run under scripts/with-moto.sh", RequireMotoEnv, MotoEndpointEnv)
+		t.Fatalf("moto: %s is set but %s is not: run under scripts/with-moto.sh", RequireMotoEnv, EndpointEnv)
 	}
-	t.Skipf("moto: %s is not set: run under scripts/with-moto.sh (make test does, and requires it)", MotoEndpointEnv)
+	t.Skipf("moto: %s is not set: run under scripts/with-moto.sh (make test does, and requires it)", EndpointEnv)
 	return ""
 }
 
