@@ -17,6 +17,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/openingstore"
 )
 
 // envRuntimeAPI is set by the Lambda runtime (and its emulator) for the
@@ -89,8 +90,8 @@ type lambdaFunction struct {
 // LEDGER_BASE_URL names the public URL, starts building the handler. A
 // cold start's first request does not wait for the open: a request without
 // a credential needs no store, and a credential's reads go to the store as
-// soon as its client is built (openingstore_early.go); what needs the
-// seeded workspaces waits until the store is open (openingStore). Without
+// soon as its client is built (internal/openingstore); what needs the
+// seeded workspaces waits until the store is open. Without
 // LEDGER_BASE_URL the handler is built on the first event, from the API's
 // domain name: the template cannot pass the API's URL to the function the
 // API invokes (that would be a dependency cycle).
@@ -108,7 +109,7 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 			"so the credential-free loopback mode is refused")
 	}
 	cfg.metricsOut = metricsWriter(getenv, lambdaStdout)
-	store := openInBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {
+	store := openingstore.InBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {
 		return openStore(ctx, cfg, log, early)
 	}, log)
 	fn := &lambdaFunction{cfg: cfg, store: store, log: log}

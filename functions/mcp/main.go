@@ -106,7 +106,7 @@ func run(log *slog.Logger) error {
 }
 
 // openStore builds the store LEDGER_STORE names. early, if set, may get
-// the store before it is open, for credential reads (openingstore_early.go).
+// the store before it is open, for credential reads (internal/openingstore).
 func openStore(ctx context.Context, cfg config, log *slog.Logger, early func(board.Store)) (board.Store, error) {
 	switch cfg.Store {
 	case storeSQLite:

@@ -14,6 +14,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
+	"github.com/ticket-ledger/ticket-ledger/internal/openingstore"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
@@ -71,7 +72,7 @@ func TestLambdaRecoversAfterAFailedOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	lamAddPerson(t, context.Background(), mini.URL, table)
-	deadline := time.Now().Add(2 * openBackoffCap)
+	deadline := time.Now().Add(2 * openingstore.MaxBackoff)
 	for {
 		lamCookie = ""
 		r := lamSend(t, invoke, lamForm("/signin", url.Values{"handle": {lamHandle}, "password": {lamPassword}}))

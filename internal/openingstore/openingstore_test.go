@@ -1,4 +1,4 @@
-package main
+package openingstore
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 )
 
 // A call made while the store opens waits for it, then goes through.
-func TestOpeningStoreWaitsForTheOpen(t *testing.T) {
+func TestWaitsForTheOpen(t *testing.T) {
 	release := make(chan struct{})
-	s := openInBackground(context.Background(), func(ctx context.Context) (board.Store, error) {
+	s := InBackground(context.Background(), func(ctx context.Context) (board.Store, error) {
 		<-release
 		return sqlite.Open(ctx, t.TempDir()+"/ledger.db")
 	}, slog.New(slog.DiscardHandler))
@@ -71,10 +71,10 @@ func (o *flakyOpener) count() int {
 // A failed open is tried again by a later call once its backoff has passed
 // (not before: a call in the meantime fails at once without another
 // attempt), and the instance recovers instead of failing for its life.
-func TestOpeningStoreRetriesAfterAFailedOpen(t *testing.T) {
+func TestRetriesAfterAFailedOpen(t *testing.T) {
 	opener := &flakyOpener{t: t, failures: 2}
 	clock := testbackends.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	s := &openingStore{open: opener.open, base: context.Background(), log: slog.New(slog.DiscardHandler), now: clock.Now}
+	s := &Store{open: opener.open, base: context.Background(), log: slog.New(slog.DiscardHandler), now: clock.Now}
 	t.Cleanup(func() { s.Close() })
 
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -85,7 +85,7 @@ func TestOpeningStoreRetriesAfterAFailedOpen(t *testing.T) {
 		if _, err := s.GetWorkspace(context.Background(), "inbox"); err == nil || opener.count() != attempt {
 			t.Fatalf("a call inside the backoff: err %v after %d attempts, want the last failure and no new attempt (%d)", err, opener.count(), attempt)
 		}
-		clock.Add(openBackoffCap) // past any backoff
+		clock.Add(MaxBackoff) // past any backoff
 	}
 	w, err := s.GetWorkspace(context.Background(), "inbox")
 	if err != nil || w.Slug != "inbox" || opener.count() != 3 {
@@ -100,20 +100,20 @@ func TestOpeningStoreRetriesAfterAFailedOpen(t *testing.T) {
 }
 
 // The backoff grows with each failure up to its cap.
-func TestOpeningStoreBacksOffMoreEachTime(t *testing.T) {
+func TestBacksOffMoreEachTime(t *testing.T) {
 	opener := &flakyOpener{t: t, failures: 100}
 	clock := testbackends.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	s := &openingStore{open: opener.open, base: context.Background(), log: slog.New(slog.DiscardHandler), now: clock.Now}
+	s := &Store{open: opener.open, base: context.Background(), log: slog.New(slog.DiscardHandler), now: clock.Now}
 	var waits []time.Duration
 	for range 8 {
 		s.GetWorkspace(context.Background(), "inbox")
 		s.mu.Lock()
 		waits = append(waits, s.retryAt.Sub(clock.Now()))
 		s.mu.Unlock()
-		clock.Add(openBackoffCap)
+		clock.Add(MaxBackoff)
 	}
 	for i, w := range waits {
-		full := min(openBackoffBase<<i, openBackoffCap)
+		full := min(backoffBase<<i, MaxBackoff)
 		if w < full/2 || w > full {
 			t.Errorf("wait after failure %d: %v, want between %v and %v", i+1, w, full/2, full)
 		}

@@ -1,4 +1,4 @@
-package main
+package openingstore
 
 import (
 	"context"
@@ -12,16 +12,16 @@ import (
 // The DynamoDB store is usable as soon as its client is built, and its open
 // then seeds the default workspaces (one read of the table, and puts when
 // they are missing). A credential check (a session or token, then its
-// person) reads none of them: openInBackgroundEarly lets those reads go to
+// person) reads none of them: InBackgroundEarly lets those reads go to
 // the store the open published early, so a cold start's first request
 // checks its credential while the seeding read is still on the wire, not
 // after it. Everything else waits for the open, as before.
 
-// openInBackgroundEarly is openInBackground for an open that may publish
-// the store early (through the function it is given) for credential reads.
-func openInBackgroundEarly(ctx context.Context, open func(ctx context.Context, early func(board.Store)) (board.Store, error),
-	log *slog.Logger) *openingStore {
-	s := &openingStore{base: ctx, log: log, now: time.Now, published: make(chan struct{})}
+// InBackgroundEarly is InBackground for an open that may publish the store
+// early (through the function it is given) for credential reads.
+func InBackgroundEarly(ctx context.Context, open func(ctx context.Context, early func(board.Store)) (board.Store, error),
+	log *slog.Logger) *Store {
+	s := &Store{base: ctx, log: log, now: time.Now, published: make(chan struct{})}
 	s.open = func(ctx context.Context) (board.Store, error) { return open(ctx, s.publishEarly) }
 	s.mu.Lock()
 	s.startLocked()
@@ -29,7 +29,7 @@ func openInBackgroundEarly(ctx context.Context, open func(ctx context.Context, e
 	return s
 }
 
-func (s *openingStore) publishEarly(st board.Store) {
+func (s *Store) publishEarly(st board.Store) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.early == nil {
@@ -41,7 +41,7 @@ func (s *openingStore) publishEarly(st board.Store) {
 // forCredentials is the store for the reads of a credential check: the
 // early one once it is published (waiting for that while the attempt that
 // may publish it runs), else the open one (waiting for the open).
-func (s *openingStore) forCredentials(ctx context.Context) (board.Store, error) {
+func (s *Store) forCredentials(ctx context.Context) (board.Store, error) {
 	s.mu.Lock()
 	early, attempt := s.early, s.attempt
 	s.mu.Unlock()
