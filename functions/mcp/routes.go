@@ -1,0 +1,100 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
+	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/rest"
+	"github.com/ticket-ledger/ticket-ledger/internal/web"
+)
+
+// app is the composed server: its routes, and the MCP server a runtime
+// that learns of a request before serving it (Lambda) may start building.
+type app struct {
+	http.Handler
+	// mcp is /mcp's handler behind the credential check, built on first
+	// use: a request refused for want of a credential never builds it.
+	mcp func() http.Handler
+	// mcpBuilt says whether mcp has built it, for tests.
+	mcpBuilt atomic.Bool
+}
+
+// newHandler wires the service and the routes, without a task runner:
+// imports then run inside the call (tests, and Lambda without a state
+// machine).
+func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.HandlerOptions) (*app, error) {
+	svc, err := newService(cfg, store, log)
+	if err != nil {
+		return nil, err
+	}
+	return routes(cfg, store, svc, log, opts), nil
+}
+
+func newService(cfg config, store board.Store, log *slog.Logger) (*board.Service, error) {
+	return board.NewService(board.Config{Store: store, BaseURL: cfg.BaseURL, Retention: cfg.Retention, Logger: log})
+}
+
+// routes mounts the MCP server (built on first use), REST, the board and
+// the health check.
+func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) *app {
+	// The SDK logs every stateless connection at info, which would double
+	// the request lines: it logs at warn and above (debug when asked), under
+	// its own group.
+	sdkLog := slog.New(atLeast{log.Handler().WithGroup("mcp"), sdkLevel(logLevel(os.Getenv))})
+	accounts := auth.NewAccounts(auth.Config{Store: store, Logger: log, OnPasswordCheck: cfg.passwordChecked})
+	// The OAuth authorization server, in required mode only: loopback mode
+	// has nobody to sign in and approve (docs/oauth.md).
+	var authServer *oauth.Server
+	rcfg := auth.ResolverConfig{Mode: cfg.Auth, Accounts: accounts, LocalAgent: cfg.principal()}
+	if cfg.Auth == auth.ModeRequired {
+		authServer = oauth.New(oauth.Config{Store: store, Accounts: accounts, Issuer: cfg.BaseURL, Documents: cfg.documents, Logger: log,
+			RegistrationsPerWindow: cfg.registrationsPerWindow})
+		rcfg.ResourceMetadata = authServer.ResourceMetadataURL
+	}
+	resolver := auth.NewResolver(rcfg)
+	// API tokens (Authorization: Bearer tl_…) on /mcp and /api/v1, and
+	// OAuth access tokens (tla_…) beside them.
+	resolver.AddBearer(accounts.VerifyToken)
+	if authServer != nil {
+		resolver.AddBearer(authServer.VerifyAccessToken)
+	}
+	// The MCP server (its tools' schemas) is most of building the handler:
+	// it is built when a request first gets past the credential check.
+	a := &app{}
+	a.mcp = sync.OnceValue(func() http.Handler {
+		server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal(), Logger: sdkLog})
+		defer a.mcpBuilt.Store(true)
+		return mcpserver.Handler(server, opts)
+	})
+	mux := http.NewServeMux()
+	// Who calls /mcp is resolved before the MCP server sees the request:
+	// without a credential in required mode it is a 401 with a Bearer
+	// challenge, as MCP clients expect.
+	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny,
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.mcp().ServeHTTP(w, r) })))
+	// REST: the same use cases and resolver, JSON in and out.
+	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins}))
+	mux.Handle("GET /healthz", newHealth(store, log).withTasks(cfg.tasks))
+	if authServer != nil {
+		// Metadata, registration, token and revocation; the approval page
+		// (the authorization endpoint) is the board's.
+		authServer.Register(mux)
+	}
+	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, OAuth: authServer, Logger: log}))
+	var h http.Handler = mux
+	if cfg.Auth == auth.ModeLoopback {
+		// No sign-in in this mode: every surface answers only to loopback
+		// Host names (DNS rebinding), checked here once before routing.
+		h = edge.LoopbackHostOnly(h)
+	}
+	a.Handler = observed(cfg, log, h)
+	return a
+}
