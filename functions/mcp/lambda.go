@@ -167,7 +167,7 @@ func (w *wroteWriter) Write(b []byte) (int, error) { w.wrote = true; return w.Re
 // Handle is the Lambda handler: one event, one request through the
 // http.Handler, one response. Its context ends at the invocation deadline.
 // The MCP server is built on the first request that gets past the
-// credential check (main.go); for a call to /mcp that carries a credential
+// credential check (routes.go); for a call to /mcp that carries a credential
 // it starts being built now, so that it is built while the credential's
 // reads are on the wire rather than after them.
 func (f *lambdaFunction) Handle(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
