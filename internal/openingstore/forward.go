@@ -15,7 +15,7 @@ import (
 // forward to is not there yet when Store is made. The two methods with
 // three results are written out.
 
-// Store: workspaces, tickets, the ledger's requests.
+// Store's own: workspaces, tickets, the ledger's request records.
 
 func (s *Store) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
 	return call(ctx, s.get, func(st board.Store) ([]board.Workspace, error) { return st.ListWorkspaces(ctx) })
@@ -65,6 +65,8 @@ func (s *Store) ReleaseRequest(ctx context.Context, key ledger.Key, owner string
 	return do(ctx, s.get, func(st board.Store) error { return st.ReleaseRequest(ctx, key, owner) })
 }
 
+// PolicyReader and Pinger.
+
 func (s *Store) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolicy, error) {
 	return call(ctx, s.get, func(st board.Store) (board.AIPolicy, error) { return st.WorkspacePolicy(ctx, slug) })
 }
@@ -72,6 +74,8 @@ func (s *Store) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolic
 func (s *Store) Ping(ctx context.Context) error {
 	return do(ctx, s.get, func(st board.Store) error { return st.Ping(ctx) })
 }
+
+// BoundedReads.
 
 func (s *Store) ReadTicket(ctx context.Context, q board.TicketRead) (board.TicketActivity, error) {
 	return call(ctx, s.get, func(st board.Store) (board.TicketActivity, error) { return st.ReadTicket(ctx, q) })
