@@ -48,11 +48,12 @@ type routeSchemas struct {
 	result      func() *jsonschema.Schema
 }
 
-// op builds a route for the use case use, whose input In is decoded from
-// the path parameters, the Idempotency-Key (as request_id) and the body or
-// query, and whose result Out is the answer's body. headers sets what the
-// result adds to the answer (ETag, Location, Link).
-func op[In, Out any](method, pattern string, info specInfo, use func(*board.Service) func(context.Context, In) (Out, error),
+// useCaseRoute declares the route that serves one board use case, use:
+// its input In is decoded from the path parameters, the Idempotency-Key (as
+// request_id) and the body or query, and its result Out is the answer's
+// body. headers sets what the result adds to the answer (ETag, Location,
+// Link).
+func useCaseRoute[In, Out any](method, pattern string, info specInfo, use func(*board.Service) func(context.Context, In) (Out, error),
 	headers func(r *http.Request, h http.Header, out Out)) route {
 	schemas := sync.OnceValue(func() routeSchemas {
 		in := apischema.For[In]()

@@ -21,13 +21,13 @@ var (
 // routes is the API, in the order of its documentation.
 func routes() []route {
 	return []route{
-		op("GET", "/workspaces", specInfo{id: "listWorkspaces", status: 200,
+		useCaseRoute("GET", "/workspaces", specInfo{id: "listWorkspaces", status: 200,
 			summary:     "List workspaces",
 			description: "The workspaces you can see, with ticket counts per status (as list_workspaces). Workspaces hidden from AI are absent for an agent's token; people see every workspace."},
 			func(s *board.Service) func(context.Context, struct{}) (board.WorkspacesResult, error) {
 				return func(ctx context.Context, _ struct{}) (board.WorkspacesResult, error) { return s.ListWorkspaces(ctx) }
 			}, nil),
-		op("POST", "/workspaces", specInfo{id: "createWorkspace", status: 201, body: true, write: true, location: true,
+		useCaseRoute("POST", "/workspaces", specInfo{id: "createWorkspace", status: 201, body: true, write: true, location: true,
 			problems:    []int{http.StatusForbidden},
 			summary:     "Create a workspace (people)",
 			description: "Creates an empty workspace with an ai_policy (default read_write). People only: an agent's token is refused."},
@@ -36,14 +36,14 @@ func routes() []route {
 			}, func(_ *http.Request, h http.Header, out board.WorkspaceResult) {
 				h.Set("Location", "/api/v1/workspaces/"+out.Workspace.Slug)
 			}),
-		op("GET", "/workspaces/{slug}", specInfo{id: "getWorkspaceSummary", status: 200, path: map[string]string{"slug": "workspace"},
+		useCaseRoute("GET", "/workspaces/{slug}", specInfo{id: "getWorkspaceSummary", status: 200, path: map[string]string{"slug": "workspace"},
 			problems:    []int{http.StatusNotFound},
 			summary:     "Workspace summary",
 			description: "Counts per status, tickets waiting for AI, tickets due within 7 days and recent events (as get_workspace_summary)."},
 			func(s *board.Service) func(context.Context, board.WorkspaceInput) (board.WorkspaceSummary, error) {
 				return s.GetWorkspaceSummary
 			}, nil),
-		op("PATCH", "/workspaces/{slug}", specInfo{id: "updateWorkspace", status: 200, path: map[string]string{"slug": "workspace"}, body: true, write: true,
+		useCaseRoute("PATCH", "/workspaces/{slug}", specInfo{id: "updateWorkspace", status: 200, path: map[string]string{"slug": "workspace"}, body: true, write: true,
 			problems:    []int{http.StatusForbidden, http.StatusNotFound},
 			mediaTypes:  []string{"application/json", "application/merge-patch+json"},
 			summary:     "Change a workspace's name or ai_policy (admins)",
@@ -51,7 +51,7 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.UpdateWorkspaceInput) (board.WorkspaceResult, error) {
 				return s.UpdateWorkspace
 			}, nil),
-		op("GET", "/workspaces/{slug}/tickets", specInfo{id: "listTickets", status: 200, path: map[string]string{"slug": "workspace"}, query: true, link: true,
+		useCaseRoute("GET", "/workspaces/{slug}/tickets", specInfo{id: "listTickets", status: 200, path: map[string]string{"slug": "workspace"}, query: true, link: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "List tickets",
 			description: fmt.Sprintf("Newest first, filtered by status, owner, tag or text (as list_tickets). Pages with limit (1-%d, default %d) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page. A page can hold fewer tickets than limit and still have a next_cursor (partial: true) when a search reached the most one call may read, or the answer its size bound.", board.MaxLimit, board.DefaultLimit)},
@@ -64,14 +64,14 @@ func routes() []route {
 					h.Set("Link", "<"+(&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String()+`>; rel="next"`)
 				}
 			}),
-		op("POST", "/workspaces/{slug}/tickets", specInfo{id: "createTicket", status: 201, path: map[string]string{"slug": "workspace"}, body: true, write: true,
+		useCaseRoute("POST", "/workspaces/{slug}/tickets", specInfo{id: "createTicket", status: 201, path: map[string]string{"slug": "workspace"}, body: true, write: true,
 			location: true, etag: true, problems: []int{http.StatusForbidden, http.StatusNotFound},
 			summary:     "Create a ticket",
 			description: "A new ticket in status candidate (as create_ticket); created_by is the credential's author. Exactly once per Idempotency-Key."},
 			func(s *board.Service) func(context.Context, board.CreateTicketInput) (board.TicketResult, error) {
 				return s.CreateTicket
 			}, ticketHeaders),
-		op("POST", "/workspaces/{slug}/imports", specInfo{id: "importTickets", status: 202, path: map[string]string{"slug": "workspace"}, body: true, write: true,
+		useCaseRoute("POST", "/workspaces/{slug}/imports", specInfo{id: "importTickets", status: 202, path: map[string]string{"slug": "workspace"}, body: true, write: true,
 			location: true, retryAfter: true, maxBody: MaxImportBodyBytes, problems: []int{http.StatusForbidden, http.StatusNotFound},
 			summary: "Import tickets as a task",
 			description: fmt.Sprintf("Creates 1-%[1]d tickets in the workspace, in row order, each row the fields of a new ticket, as one durable task (as import_tickets). "+
@@ -86,28 +86,28 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.ImportTicketsInput) (board.ImportResult, error) {
 				return s.ImportTickets
 			}, func(_ *http.Request, h http.Header, out board.ImportResult) { h.Set("Location", taskPath(out.TaskID)) }),
-		op("GET", "/tickets/{id}", specInfo{id: "getTicket", status: 200, path: map[string]string{"id": "id"}, etag: true,
+		useCaseRoute("GET", "/tickets/{id}", specInfo{id: "getTicket", status: 200, path: map[string]string{"id": "id"}, etag: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "Get a ticket",
 			description: "A ticket with its newest notes and history events (up to 20 of each, oldest first; as get_ticket). When older ones exist, notes_cursor and history_cursor are set: pass them to /tickets/{id}/notes and /tickets/{id}/history. The ETag is the ticket's version, for If-Match on PATCH."},
 			func(s *board.Service) func(context.Context, board.TicketIDInput) (board.TicketDetail, error) {
 				return s.GetTicket
 			}, func(_ *http.Request, h http.Header, out board.TicketDetail) { h.Set("ETag", etag(out.Ticket.Version)) }),
-		op("GET", "/tickets/{id}/notes", specInfo{id: "listTicketNotes", status: 200, path: map[string]string{"id": "id"}, query: true,
+		useCaseRoute("GET", "/tickets/{id}/notes", specInfo{id: "listTicketNotes", status: 200, path: map[string]string{"id": "id"}, query: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "Page back through a ticket's notes",
 			description: "Without cursor the newest page; with notes_cursor from the ticket or next_cursor from this route, the page before it (as list_ticket_notes). Each page is oldest first; next_cursor null means the first note is reached."},
 			func(s *board.Service) func(context.Context, board.TicketActivityInput) (board.NoteList, error) {
 				return s.ListTicketNotes
 			}, nil),
-		op("GET", "/tickets/{id}/history", specInfo{id: "listTicketHistory", status: 200, path: map[string]string{"id": "id"}, query: true,
+		useCaseRoute("GET", "/tickets/{id}/history", specInfo{id: "listTicketHistory", status: 200, path: map[string]string{"id": "id"}, query: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "Page back through a ticket's history",
 			description: "Without cursor the newest page; with history_cursor from the ticket or next_cursor from this route, the page before it (as list_ticket_history). Each page is oldest first; next_cursor null means the ticket's creation is reached."},
 			func(s *board.Service) func(context.Context, board.TicketActivityInput) (board.HistoryList, error) {
 				return s.ListTicketHistory
 			}, nil),
-		op("PATCH", "/tickets/{id}", specInfo{id: "updateTicket", status: 200, path: map[string]string{"id": "id"}, body: true, write: true,
+		useCaseRoute("PATCH", "/tickets/{id}", specInfo{id: "updateTicket", status: 200, path: map[string]string{"id": "id"}, body: true, write: true,
 			ifMatch: true, etag: true, problems: []int{http.StatusForbidden, http.StatusNotFound, http.StatusPreconditionFailed},
 			mediaTypes:  []string{"application/json", "application/merge-patch+json"},
 			summary:     "Change a ticket's fields",
@@ -115,28 +115,28 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.UpdateTicketInput) (board.TicketResult, error) {
 				return s.UpdateTicket
 			}, ticketHeaders),
-		op("POST", "/tickets/{id}/move", specInfo{id: "moveTicket", status: 200, path: map[string]string{"id": "id"}, body: true, write: true, etag: true,
+		useCaseRoute("POST", "/tickets/{id}/move", specInfo{id: "moveTicket", status: 200, path: map[string]string{"id": "id"}, body: true, write: true, etag: true,
 			problems:    []int{http.StatusForbidden, http.StatusNotFound},
 			summary:     "Move a ticket to another status",
 			description: "With an optional reason kept in the history (as move_ticket). Moving to done sets completed_at; moving out of done clears it."},
 			func(s *board.Service) func(context.Context, board.MoveTicketInput) (board.MoveResult, error) {
 				return s.MoveTicket
 			}, func(_ *http.Request, h http.Header, out board.MoveResult) { h.Set("ETag", etag(out.Ticket.Version)) }),
-		op("POST", "/tickets/{id}/notes", specInfo{id: "addNote", status: 201, path: map[string]string{"id": "id"}, body: true, write: true,
+		useCaseRoute("POST", "/tickets/{id}/notes", specInfo{id: "addNote", status: 201, path: map[string]string{"id": "id"}, body: true, write: true,
 			problems:    []int{http.StatusForbidden, http.StatusNotFound},
 			summary:     "Add a note to a ticket",
 			description: "A Markdown note (as add_note)."},
 			func(s *board.Service) func(context.Context, board.AddNoteInput) (board.NoteResult, error) {
 				return s.AddNote
 			}, nil),
-		op("GET", "/tasks", specInfo{id: "listTasks", status: 200,
+		useCaseRoute("GET", "/tasks", specInfo{id: "listTasks", status: 200,
 			summary: "Running tasks you may follow",
 			description: "The tasks still working, oldest first: an agent's own; for a person, their own and those of their agents (tokens and connected apps acting for them), so they can cancel them; for an admin, everyone's. " +
 				"Tasks of workspaces hidden from AI are absent for an agent's token."},
 			func(s *board.Service) func(context.Context, struct{}) (board.TaskList, error) {
 				return func(ctx context.Context, _ struct{}) (board.TaskList, error) { return s.ListTasks(ctx) }
 			}, nil),
-		op("GET", "/tasks/{id}", specInfo{id: "getTask", status: 200, path: map[string]string{"id": "task_id"}, retryAfter: true,
+		useCaseRoute("GET", "/tasks/{id}", specInfo{id: "getTask", status: 200, path: map[string]string{"id": "task_id"}, retryAfter: true,
 			problems: []int{http.StatusNotFound},
 			summary:  "Follow a task",
 			description: "A task by its id (as get_task): status (working, completed, failed or cancelled), status_message, progress (rows done of total), " +
@@ -145,7 +145,7 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.TaskIDInput) (board.TaskView, error) {
 				return s.GetTask
 			}, nil),
-		op("POST", "/tasks/{id}/cancel", specInfo{id: "cancelTask", status: 200, path: map[string]string{"id": "task_id"}, write: true,
+		useCaseRoute("POST", "/tasks/{id}/cancel", specInfo{id: "cancelTask", status: 200, path: map[string]string{"id": "task_id"}, write: true,
 			problems: []int{http.StatusNotFound},
 			summary:  "Cancel a task",
 			description: "Marks a working task cancelled at once (as cancel_task); it stops between chunks, the tickets it imported stay, and its status_message says how many. " +
@@ -155,7 +155,7 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.CancelTaskOnceInput) (board.CancelTaskResult, error) {
 				return s.CancelTaskOnce
 			}, nil),
-		op("GET", "/requests/{key}", specInfo{id: "findRequest", status: 200, path: map[string]string{"key": "request_id"},
+		useCaseRoute("GET", "/requests/{key}", specInfo{id: "findRequest", status: 200, path: map[string]string{"key": "request_id"},
 			summary:     "What became of an earlier write",
 			description: "By its Idempotency-Key, or the request_id an MCP call or a web form used (one namespace per caller; as find_request): done (with the stored result), running, abandoned, or unknown. For an import it includes the task, with its current status and progress."},
 			func(s *board.Service) func(context.Context, board.FindRequestInput) (board.RequestLookup, error) {
