@@ -48,7 +48,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			return ledger.Record{}, err
 		}
 	}
-	var w writer
+	var w writeAttempts
 	// A lost counter race means another create committed: the board made
 	// progress, so such losses do not count against maxAttempts (with five
 	// instances each working through a queue of creates, one call can lose
@@ -130,7 +130,7 @@ func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.T
 		return err
 	}
 	policyErr := s.checkWorkspace(tx, found[1]) // caches what the replay's answer needs too
-	if judgeRecord(rec, txid, now, writer{}) == recordTaken {
+	if judgeRecord(rec, txid, now, writeAttempts{}) == recordTaken {
 		return &ledger.ExistsError{Record: *rec}
 	}
 	return policyErr

@@ -24,16 +24,18 @@ const (
 	recordFree
 )
 
-// writer is who asks: the txids of this call's attempts so far, and for a
-// claim its owner token (a claim may take over an expired lease).
-type writer struct {
+// writeAttempts is the call that asks whose record holds its key: the txids
+// of all its attempts so far (any of them may be the one whose answer was
+// lost), and for a claim its owner token (a claim may take over an expired
+// lease).
+type writeAttempts struct {
 	txids []string
 	owner string
 	claim bool
 }
 
 // judgeRecord decides what held (nil: none, or expired) means for w.
-func judgeRecord(held *ledger.Record, heldTxID string, now time.Time, w writer) recordVerdict {
+func judgeRecord(held *ledger.Record, heldTxID string, now time.Time, w writeAttempts) recordVerdict {
 	if held == nil {
 		return recordFree
 	}
@@ -56,7 +58,7 @@ func judgeRecord(held *ledger.Record, heldTxID string, now time.Time, w writer) 
 // existingRecord resolves a failed condition on a write's request record:
 // from the old item the cancellation carried (ALL_OLD), or, when the
 // endpoint sent none, from a consistent read.
-func (s *Store) existingRecord(ctx context.Context, key ledger.Key, old map[string]types.AttributeValue, now time.Time, w writer) (recordVerdict, *ledger.Record, error) {
+func (s *Store) existingRecord(ctx context.Context, key ledger.Key, old map[string]types.AttributeValue, now time.Time, w writeAttempts) (recordVerdict, *ledger.Record, error) {
 	if len(old) == 0 {
 		item, err := s.getItem(ctx, requestKey(key))
 		if err != nil {

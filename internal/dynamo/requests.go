@@ -40,7 +40,7 @@ func (s *Store) ClaimRequest(ctx context.Context, rec ledger.Record, now time.Ti
 		return err
 	}
 	defer unlock()
-	w := writer{owner: rec.Owner, claim: true}
+	w := writeAttempts{owner: rec.Owner, claim: true}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		c, err := s.commit(ctx, []types.TransactWriteItem{s.put(recordItem(rec, ""), cond, names, values, true)})
 		switch {

@@ -22,7 +22,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		return ledger.Record{}, err
 	}
 	defer unlock()
-	var w writer
+	var w writeAttempts
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		txid := newTxID()
 		w.txids = append(w.txids, txid)

@@ -57,7 +57,7 @@ func (s *Store) workspaceWrite(ctx context.Context, tx board.WorkspaceTx, change
 		return ledger.Record{}, err
 	}
 	defer unlock()
-	var w writer
+	var w writeAttempts
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		txid := newTxID()
 		w.txids = append(w.txids, txid)
