@@ -27,7 +27,7 @@ func (s *Service) newTicket(workspace string, number int64, f ImportTicket, p Pr
 		UpdatedAt: now,
 		Version:   1,
 	}
-	t = s.decorateOne(t)
+	t = s.shownTicket(t)
 	ev := Event{ID: s.newID(), Workspace: t.Workspace, TicketID: t.ID, Type: EventTicketCreated,
 		Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: source, RequestID: requestID, At: now}
 	return t, ev

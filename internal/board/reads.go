@@ -85,24 +85,27 @@ func (s *Service) GetWorkspaceSummary(ctx context.Context, in WorkspaceInput) (W
 	out := WorkspaceSummary{
 		Workspace:    w,
 		Counts:       w.Counts,
-		WaitingAI:    s.decorate(r.WaitingAI),
-		DueSoon:      s.decorate(r.DueSoon),
+		WaitingAI:    s.shownTickets(r.WaitingAI),
+		DueSoon:      s.shownTickets(r.DueSoon),
 		RecentEvents: nonNilEvents(r.Events),
 	}
 	fitEstimated(&out)
 	return out, nil
 }
 
-// decorate fills the fields computed on read (url) and non-nil lists.
-func (s *Service) decorate(ts []Ticket) []Ticket {
+// shownTickets is shownTicket for each ticket of a list.
+func (s *Service) shownTickets(ts []Ticket) []Ticket {
 	out := make([]Ticket, len(ts))
 	for i, t := range ts {
-		out[i] = s.decorateOne(t)
+		out[i] = s.shownTicket(t)
 	}
 	return out
 }
 
-func (s *Service) decorateOne(t Ticket) Ticket {
+// shownTicket is a ticket as every answer shows it: with the fields computed
+// on read (url) filled in and its lists non-nil, so that clients see [] and
+// not null.
+func (s *Service) shownTicket(t Ticket) Ticket {
 	t.URL = s.ticketURL(t.ID)
 	if t.Tags == nil {
 		t.Tags = []string{}
@@ -113,6 +116,7 @@ func (s *Service) decorateOne(t Ticket) Ticket {
 	return t
 }
 
+// nonNilEvents returns ev, or an empty list for nil, for the same reason.
 func nonNilEvents(ev []Event) []Event {
 	if ev == nil {
 		return []Event{}
@@ -142,7 +146,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 	if err != nil {
 		return TicketList{}, s.storeFailure(err)
 	}
-	out := TicketList{Tickets: s.decorate(page.Tickets), Partial: page.Partial, query: q}
+	out := TicketList{Tickets: s.shownTickets(page.Tickets), Partial: page.Partial, query: q}
 	if next := page.ContinueBelow(); next > 0 {
 		c := encodeCursor(next, q)
 		out.NextCursor = &c
@@ -167,7 +171,7 @@ func (s *Service) GetTicket(ctx context.Context, in TicketIDInput) (TicketDetail
 	if err := s.activityFailure(err, in.ID); err != nil {
 		return TicketDetail{}, err
 	}
-	d := TicketDetail{Ticket: s.decorateOne(a.Ticket), Notes: nonNil(a.Notes), History: nonNilEvents(a.History)}
+	d := TicketDetail{Ticket: s.shownTicket(a.Ticket), Notes: nonNil(a.Notes), History: nonNilEvents(a.History)}
 	if a.MoreNotes && len(a.Notes) > 0 {
 		d.NotesCursor = encodeActivityCursor(in.ID, activityNotes, notePosition(a.Notes[0]))
 	}

@@ -154,7 +154,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		if ch.after != nil {
 			shown = *ch.after
 		}
-		built := ch.result(s.decorateOne(shown), ch.note)
+		built := ch.result(s.shownTicket(shown), ch.note)
 		result, err := json.Marshal(built)
 		if err != nil {
 			return written{}, s.storeFailure(err)
