@@ -21,15 +21,15 @@ import (
 // take "now" from tx.Request.CreatedAt (the Service's clock), never from the
 // wall clock, when they judge expiry.
 type Store interface {
-	// People, sessions, invitations and sign-in failures (people_store.go).
+	// People, sessions, invitations and sign-in failures (peoplestore.go).
 	PeopleStore
-	// Workspace creation and settings through the ledger (workspace_store.go).
+	// Workspace creation and settings through the ledger (workspacestore.go).
 	WorkspaceWriter
-	// API tokens (token_store.go).
+	// API tokens (tokenstore.go).
 	TokenStore
 	// TaskStore: durable tasks and staged imports (taskstore.go).
 	TaskStore
-	// The OAuth authorization server's records (oauth_store.go).
+	// The OAuth authorization server's records (oauthstore.go).
 	OAuthStore
 
 	// ListWorkspaces returns every workspace with its counts, by slug.

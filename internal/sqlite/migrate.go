@@ -38,7 +38,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	// People's and API tokens' tables are created where missing on every
-	// open, as they are (people_schema.go); they are no part of the
+	// open, as they are (peopleschema.go); they are no part of the
 	// versions below.
 	if _, err := s.write.ExecContext(ctx, peopleSchema); err != nil {
 		return err
@@ -53,7 +53,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := s.migrateTasks(ctx); err != nil {
 		return err
 	}
-	// So are OAuth's (people_schema.go).
+	// So are OAuth's (peopleschema.go).
 	if _, err := s.write.ExecContext(ctx, oauthSchema); err != nil {
 		return err
 	}
