@@ -19,6 +19,8 @@ var ErrSignIn = board.Errorf(board.CodeForbidden, "wrong handle or password")
 // for every handle, known or not.
 type RateLimitedError struct{ RetryAfter time.Duration }
 
+// Error tells the caller how long to wait (rounded to the second, at least
+// one) without saying which limit was hit.
 func (e *RateLimitedError) Error() string {
 	wait := e.RetryAfter.Round(time.Second)
 	if wait < time.Second {

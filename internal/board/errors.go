@@ -10,10 +10,20 @@ import (
 type Code string
 
 const (
-	CodeNotFound  Code = "not_found"
+	// CodeNotFound: no such workspace, ticket, task or person, or one the
+	// caller may not see (a workspace hidden from AI answers exactly so).
+	CodeNotFound Code = "not_found"
+	// CodeForbidden: the caller may not do this (a workspace read-only for
+	// AI, a setting only admins change, a caller with no author, a wrong
+	// password); the message says who can.
 	CodeForbidden Code = "forbidden"
-	CodeInvalid   Code = "invalid"
-	CodeConflict  Code = "conflict"
+	// CodeInvalid: the arguments break a rule; the message names the field
+	// and the rule, and the same call will fail again.
+	CodeInvalid Code = "invalid"
+	// CodeConflict: the call clashed with the board's state or with other
+	// calls (a slug taken, a ticket that kept changing, an earlier call with
+	// this request_id that stopped); the message says what to do.
+	CodeConflict Code = "conflict"
 	// CodeInProgress: an earlier call with the same request_id is still
 	// running; retry later with the same request_id.
 	CodeInProgress Code = "in_progress"
@@ -41,6 +51,8 @@ type Error struct {
 	cause error
 }
 
+// Error is the message alone: the code travels separately (MCP error data,
+// REST problem type), and the message is what the caller reads.
 func (e *Error) Error() string { return e.Message }
 
 // Errorf builds a domain error.

@@ -85,7 +85,10 @@ func (g OAuthGrant) Principal(p Person) Principal {
 type OAuthTokenKind string
 
 const (
-	OAuthAccess  OAuthTokenKind = "access"
+	// OAuthAccess is a short-lived bearer token a client sends with each
+	// request.
+	OAuthAccess OAuthTokenKind = "access"
+	// OAuthRefresh is exchanged for a new access token; each use rotates it.
 	OAuthRefresh OAuthTokenKind = "refresh"
 )
 

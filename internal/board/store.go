@@ -96,6 +96,8 @@ var ErrNotOwner = errors.New("request record is owned by another worker")
 // not allowed for the caller.
 type PolicyError struct{ Policy AIPolicy }
 
+// Error names the policy that refused the write; the service turns it into
+// the caller's answer before anyone reads this text.
 func (e *PolicyError) Error() string { return "workspace policy is " + string(e.Policy) }
 
 // CheckPolicy is how a store applies a transaction's AllowedPolicies to the

@@ -14,11 +14,19 @@ import (
 type TaskStatus string
 
 const (
-	TaskWorking       TaskStatus = "working"
+	// TaskWorking: the task is running, or started and about to run.
+	TaskWorking TaskStatus = "working"
+	// TaskInputRequired is the extension's status for a task waiting on its
+	// caller; no task here needs input yet, so none enters it.
 	TaskInputRequired TaskStatus = "input_required"
-	TaskCompleted     TaskStatus = "completed"
-	TaskFailed        TaskStatus = "failed"
-	TaskCancelled     TaskStatus = "cancelled"
+	// TaskCompleted: the task finished and its result can be fetched.
+	TaskCompleted TaskStatus = "completed"
+	// TaskFailed: the task stopped on an error retrying cannot fix; the
+	// status message says which.
+	TaskFailed TaskStatus = "failed"
+	// TaskCancelled: the caller cancelled the task before it finished;
+	// the tickets imported before the cancellation stay.
+	TaskCancelled TaskStatus = "cancelled"
 )
 
 // TaskStatuses lists every status, active ones first.
@@ -134,6 +142,7 @@ func (t Task) View() TaskView {
 // moved on by another run). It carries the task as it is now.
 type TaskChangedError struct{ Task Task }
 
+// Error says where the task stands now, for the log of the run that lost.
 func (e *TaskChangedError) Error() string {
 	return "task " + e.Task.ID + " is " + string(e.Task.Status) + " at row " + strconv.Itoa(e.Task.Cursor)
 }

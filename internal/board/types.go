@@ -6,21 +6,33 @@ import "time"
 type AIPolicy string
 
 const (
+	// PolicyReadWrite lets AI principals read and write the workspace.
 	PolicyReadWrite AIPolicy = "read_write"
-	PolicyReadOnly  AIPolicy = "read_only"
-	PolicyHidden    AIPolicy = "hidden"
+	// PolicyReadOnly lets AI principals read the workspace but refuses
+	// their writes.
+	PolicyReadOnly AIPolicy = "read_only"
+	// PolicyHidden makes the workspace not exist for AI principals: every
+	// call answers as for a workspace that is not there.
+	PolicyHidden AIPolicy = "hidden"
 )
 
 // Status of a ticket.
 type Status string
 
 const (
-	StatusCandidate    Status = "candidate"
-	StatusDoing        Status = "doing"
+	// StatusCandidate is where a new ticket starts: proposed, not yet taken up.
+	StatusCandidate Status = "candidate"
+	// StatusDoing: someone is working on the ticket.
+	StatusDoing Status = "doing"
+	// StatusWaitingHuman: the ticket waits for a person's answer or action.
 	StatusWaitingHuman Status = "waiting_human"
-	StatusWaitingAI    Status = "waiting_ai"
-	StatusDone         Status = "done"
-	StatusHold         Status = "hold"
+	// StatusWaitingAI: the ticket waits for an AI agent to pick it up; the
+	// workspace summary lists these.
+	StatusWaitingAI Status = "waiting_ai"
+	// StatusDone: the work is finished.
+	StatusDone Status = "done"
+	// StatusHold: the ticket is parked on purpose, neither open work nor done.
+	StatusHold Status = "hold"
 )
 
 // Statuses lists every status in board order.
@@ -29,6 +41,7 @@ var Statuses = []Status{StatusCandidate, StatusDoing, StatusWaitingHuman, Status
 // Priority of a ticket.
 type Priority string
 
+// The priorities, lowest first; a ticket created without one is normal.
 const (
 	PriorityLow    Priority = "low"
 	PriorityNormal Priority = "normal"
@@ -89,9 +102,14 @@ type Note struct {
 type Source string
 
 const (
-	SourceMCP  Source = "mcp"
+	// SourceMCP: a tool call over MCP.
+	SourceMCP Source = "mcp"
+	// SourceREST: a request to the REST API.
 	SourceREST Source = "rest"
-	SourceWeb  Source = "web"
+	// SourceWeb: a person using the web pages.
+	SourceWeb Source = "web"
+	// SourceTask: a durable task (an import) writing on behalf of the
+	// caller who started it.
 	SourceTask Source = "task"
 )
 

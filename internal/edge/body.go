@@ -20,6 +20,7 @@ var ErrNotUTF8 = errors.New("the body is not valid UTF-8")
 // BodyTooLargeError is ReadBody's answer to a body over its limit.
 type BodyTooLargeError struct{ Limit int64 }
 
+// Error states the limit, so the caller knows how much to cut.
 func (e *BodyTooLargeError) Error() string {
 	return fmt.Sprintf("the body is larger than %d bytes", e.Limit)
 }

@@ -9,10 +9,17 @@ import (
 type LookupStatus string
 
 const (
-	LookupDone      LookupStatus = "done"
-	LookupRunning   LookupStatus = "running"
+	// LookupDone: the call finished; Result is its answer.
+	LookupDone LookupStatus = "done"
+	// LookupRunning: the call is still at work under a live lease; ask
+	// again later.
+	LookupRunning LookupStatus = "running"
+	// LookupAbandoned: the call began but its lease ran out before it
+	// finished; a retry with the same request_id takes it over.
 	LookupAbandoned LookupStatus = "abandoned"
-	LookupUnknown   LookupStatus = "unknown"
+	// LookupUnknown: no record, or one past retention: the request_id is
+	// free, and a retry runs the call afresh.
+	LookupUnknown LookupStatus = "unknown"
 )
 
 // Lookup is the answer to find_request.

@@ -13,6 +13,7 @@ type ExistsError struct {
 	Record Record
 }
 
+// Error names the request_id whose record was found.
 func (e *ExistsError) Error() string {
 	return fmt.Sprintf("request_id %q already has a record", e.Record.Key.RequestID)
 }

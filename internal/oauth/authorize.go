@@ -76,6 +76,7 @@ func (a *Authorization) LoopbackRedirect() bool {
 // shows it to the person instead (RFC 6749 §4.1.2.1).
 type RequestError struct{ Message string }
 
+// Error is the message the page shows the person.
 func (e *RequestError) Error() string { return e.Message }
 
 // RedirectError is an authorization request refused back to the client:
@@ -86,6 +87,8 @@ type RedirectError struct {
 	Description string
 }
 
+// Error is the OAuth error code and its description, as the redirect
+// carries them.
 func (e *RedirectError) Error() string { return e.Code + ": " + e.Description }
 
 const (

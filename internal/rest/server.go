@@ -82,4 +82,7 @@ func New(cfg Config) *Server {
 	return s
 }
 
+// ServeHTTP serves a request through the chain New built: the OpenAPI
+// document as is, everything else behind cross-origin protection and
+// authentication.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

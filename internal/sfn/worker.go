@@ -45,6 +45,8 @@ type Output struct {
 // error's type as the error's Go type name.
 type Transient struct{ Message string }
 
+// Error is the message; the Go type name, not the text, is what the state
+// machine matches.
 func (e *Transient) Error() string { return e.Message }
 
 // ImportFailed is an error retrying cannot fix (the workspace is gone or
@@ -52,6 +54,8 @@ func (e *Transient) Error() string { return e.Message }
 // Catch marks the task failed.
 type ImportFailed struct{ Message string }
 
+// Error is the message; the Go type name, not the text, is what the state
+// machine's Catch matches.
 func (e *ImportFailed) Error() string { return e.Message }
 
 // Handle is the Lambda handler.

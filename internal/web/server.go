@@ -89,6 +89,8 @@ func New(cfg Config) *Server {
 	return s
 }
 
+// ServeHTTP serves a page or form post through the chain New built:
+// security headers, cross-origin protection, then the page's handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // requirePerson resolves the person behind the request (the local person
