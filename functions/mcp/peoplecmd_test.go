@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,20 +15,7 @@ import (
 // stdout, stderr and the exit code.
 func people(t *testing.T, bin string, env []string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"people"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return admin(t, bin, env, stdin, append([]string{"people"}, args...)...)
 }
 
 // The admin commands of the binary `make run` runs, on the local file:

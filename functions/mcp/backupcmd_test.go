@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,23 +12,10 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// backup runs the built binary's backup command; it returns stdout, stderr
-// and the exit code.
+// backup runs the built binary's backup command (admin).
 func backup(t *testing.T, bin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"backup"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return out.String(), errb.String(), exit.ExitCode()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), 0
+	return admin(t, bin, env, "", append([]string{"backup"}, args...)...)
 }
 
 // The backup command beside a running server: it copies the file the
