@@ -66,9 +66,12 @@ type boardData struct {
 	Workspace board.Workspace
 	Filter    filter
 	Filtered  bool
-	Columns   []column
-	Owners    []string
-	Here      string // this page's URL, where forms return
+	// NoMatch: a filtered board where no column holds a ticket or a way
+	// on: one message instead of a row of empty columns.
+	NoMatch bool
+	Columns []column
+	Owners  []string
+	Here    string // this page's URL, where forms return
 }
 
 func (s *Server) boardPage(w http.ResponseWriter, r *http.Request) {
@@ -124,6 +127,7 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 		}
 		d.Columns = append(d.Columns, c)
 	}
+	d.NoMatch = d.Filtered && errMsg == "" && noTickets(d.Columns)
 	d.Owners = s.ownerChoices(r)
 	s.render(w, r, status, "board", page{Title: sum.Workspace.Name, Error: errMsg, Data: d})
 }
@@ -223,4 +227,14 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	seeOther(w, r, "/w/"+in.Workspace)
+}
+
+// noTickets says whether the columns hold no ticket and no link to more.
+func noTickets(cols []column) bool {
+	for _, c := range cols {
+		if len(c.Tickets) > 0 || c.More != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -43,6 +43,11 @@ func New(cfg Config) *Server {
 	mux := http.NewServeMux()
 	// Public: the sign-in and invitation pages, static assets.
 	mux.HandleFunc("GET /static/", serveStatic)
+	// Browsers ask for /favicon.ico where a page names no icon (a JSON
+	// answer, an image opened alone): send them to the one there is.
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, assetURL("favicon.svg"), http.StatusMovedPermanently)
+	})
 	mux.HandleFunc("GET /signin", s.signInPage)
 	mux.HandleFunc("POST /signin", s.signIn)
 	mux.HandleFunc("POST /signout", s.signOut)
@@ -179,5 +184,29 @@ func message(err error) string {
 // errorPage shows a failure on its own page.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 	board.Observe(r.Context(), nil, err) // the request's log line: the code, an internal error's id and cause
-	s.render(w, r, statusOf(err), "error", page{Title: "Something went wrong", Error: message(err)})
+	s.render(w, r, statusOf(err), "error", page{Title: errorTitle(err), Error: message(err)})
+}
+
+// errorTitle names a failure for what it is: a refusal is not "something
+// went wrong", and the title tells the person what kind of thing to fix.
+func errorTitle(err error) string {
+	var rl *auth.RateLimitedError
+	if errors.As(err, &rl) {
+		return "Too many attempts"
+	}
+	switch board.ErrorCode(err) {
+	case board.CodeNotFound:
+		return "Not found"
+	case board.CodeForbidden:
+		return "Not allowed"
+	case board.CodeInvalid:
+		return "Check what you entered"
+	case board.CodeConflict, board.CodePreconditionFailed:
+		return "It changed meanwhile"
+	case board.CodeRequestReused:
+		return "Already submitted"
+	case board.CodeInProgress:
+		return "Still in progress"
+	}
+	return "Something went wrong"
 }
