@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // Every page names an icon, served from the board itself as SVG; a
@@ -79,5 +81,20 @@ func TestLoopbackTokensPageExplains(t *testing.T) {
 	if r.status != http.StatusOK || !strings.Contains(r.body, `id="loopback-tokens"`) || strings.Contains(r.body, `action="/tokens"`) {
 		t.Fatalf("loopback My tokens: %d, explanation %v, form %v", r.status,
 			strings.Contains(r.body, `id="loopback-tokens"`), strings.Contains(r.body, `action="/tokens"`))
+	}
+}
+
+// Tags typed on the board are normalised where the intent is plain:
+// "Frontend, UI ui" is the tags frontend and ui.
+func TestBoardNormalisesTypedTags(t *testing.T) {
+	e := newEnv(t, "sqlite", auth.ModeLoopback)
+	b := e.browser()
+	r := b.post("/w/inbox/tickets", url.Values{"request_id": {"tags-1"}, "title": {"Tagged"}, "tags": {"Frontend, UI ui"}})
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("create with tags in capitals: %d\n%.300s", r.status, r.body)
+	}
+	d, err := e.svc.GetTicket(board.WithPrincipal(t.Context(), auth.Operator), board.TicketIDInput{ID: "inbox-1"})
+	if err != nil || !slices.Equal(d.Ticket.Tags, []string{"frontend", "ui"}) {
+		t.Fatalf("tags %v (%v), want [frontend ui]", d.Ticket.Tags, err)
 	}
 }

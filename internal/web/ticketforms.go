@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -11,9 +12,18 @@ import (
 // second submission of the same form replays the first write (the same
 // ticket, the same note) instead of writing again.
 
-// splitTags reads "a, b c" as [a b c].
+// splitTags reads "a, B c a" as [a b c]: what a person types is
+// normalised where the intent is plain (case, repeats, separators); tags
+// are lower case on the board. The domain still refuses what cannot be a
+// tag, with its message. MCP and REST take tags exactly as sent.
 func splitTags(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+	var out []string
+	for _, tag := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
+		if tag = strings.ToLower(tag); !slices.Contains(out, tag) {
+			out = append(out, tag)
+		}
+	}
+	return out
 }
 
 // parseLinks reads the links field, one a line: "<url> [| title]" or
