@@ -37,37 +37,22 @@ func TestBackupDuringWriteStorm(t *testing.T) {
 	var mu sync.Mutex
 	var acked []string
 	ackedCount := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				res, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("storm-%d-%d", w, i),
-					Workspace: "inbox", Title: fmt.Sprintf("Storm %d/%d", w, i), Body: strings.Repeat("x", 200)})
-				if err != nil {
-					t.Errorf("writer %d: %v", w, err)
-					return
-				}
-				mu.Lock()
-				acked = append(acked, res.Ticket.ID)
-				mu.Unlock()
-			}
-		}()
-	}
+	stop := storm(t, 4, func(w, i int) error {
+		res, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("storm-%d-%d", w, i),
+			Workspace: "inbox", Title: fmt.Sprintf("Storm %d/%d", w, i), Body: strings.Repeat("x", 200)})
+		if err == nil {
+			mu.Lock()
+			acked = append(acked, res.Ticket.ID)
+			mu.Unlock()
+		}
+		return err
+	})
+	defer stop()
 	waitFor := func(what string, n int) {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
 		for ackedCount() < n {
 			if time.Now().After(deadline) || t.Failed() {
-				close(stop)
-				wg.Wait()
 				t.Fatalf("waiting for %s: %d acknowledged writes, want %d", what, ackedCount(), n)
 			}
 			time.Sleep(5 * time.Millisecond) // the poll's interval
@@ -80,13 +65,13 @@ func TestBackupDuringWriteStorm(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "backup.db")
 	res, err := sqlite.Backup(context.Background(), path, dest)
 	if err != nil {
-		close(stop)
-		wg.Wait()
 		t.Fatal(err)
 	}
 	waitFor("writes after the backup", len(before)+100)
-	close(stop)
-	wg.Wait()
+	stop()
+	if leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(dest), ".*partial*")); len(leftovers) != 0 {
+		t.Fatalf("the temporary copy is left beside the backup: %v", leftovers)
+	}
 	t.Logf("backup: %d bytes, %d tickets (%d acknowledged before it began, %d by the end of the storm)",
 		res.Bytes, res.Tickets, len(before), ackedCount())
 
@@ -145,9 +130,5 @@ func TestBackupRefusesToOverwrite(t *testing.T) {
 	}
 	if _, err := sqlite.Backup(t.Context(), filepath.Join(t.TempDir(), "none.db"), filepath.Join(t.TempDir(), "b.db")); err == nil || !strings.Contains(err.Error(), "no store at") {
 		t.Fatalf("backup of a missing store: %v", err)
-	}
-	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(dest), ".*partial*"))
-	if len(leftovers) != 0 {
-		t.Fatalf("temporary files left: %v", leftovers)
 	}
 }

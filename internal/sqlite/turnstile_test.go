@@ -42,26 +42,10 @@ func TestAdminCommandIsNotStarvedByServerWrites(t *testing.T) {
 			batches.Add(1)
 		}
 	})
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if err := server.PutOAuthClient(ctx, client(fmt.Sprintf("server-%d-%d", w, i))); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	defer func() { close(stop); wg.Wait() }()
+	stop := storm(t, 4, func(w, i int) error {
+		return server.PutOAuthClient(ctx, client(fmt.Sprintf("server-%d-%d", w, i)))
+	})
+	defer stop()
 	for deadline := time.Now().Add(time.Minute); batches.Load() < 5; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the server committed fewer than 5 batches in a minute")

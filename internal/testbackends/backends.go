@@ -27,6 +27,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
@@ -36,10 +37,11 @@ const (
 	// it), or any other, such as DynamoDB Local (make test-dynamodb
 	// ENDPOINT=…). The variants keep the name moto: the default endpoint,
 	// and what their budgets (a slow endpoint that serializes writes)
-	// allow for.
-	EndpointEnv = "LEDGER_TEST_DYNAMODB_ENDPOINT"
+	// allow for. The names are lambdatest's, so the Lambda emulator tests
+	// take the same endpoint.
+	EndpointEnv = lambdatest.EndpointEnv
 	// MotoEndpointEnv is EndpointEnv's earlier name, still read.
-	MotoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
+	MotoEndpointEnv = lambdatest.MotoEnv
 	// RequireMotoEnv, set by `make test`, turns a missing moto endpoint
 	// from a skip into a failure: there the moto variants are meant to run,
 	// and a suite that left them out would pass without testing moto.

@@ -246,6 +246,8 @@ func runBrowserScenarios(t *testing.T, exe, backend string) {
 	// Screenshots of the board and a ticket, for people to look at.
 	run("board for the screenshot", chromedp.Navigate(e.url+"/w/inbox"), chromedp.WaitVisible(css(`#board`)))
 	shot("board.png")
+	run("a search that finds nothing", chromedp.Navigate(e.url+"/w/inbox?q=nothing+like+this"), chromedp.WaitVisible(css(`#no-match`)))
+	shot("board-no-match.png")
 	run("ticket for the screenshot", chromedp.Navigate(e.url+"/tickets/inbox-1"), chromedp.WaitVisible(css(`.note`)))
 	shot("ticket.png")
 	run("phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(e.url+"/w/inbox"), chromedp.WaitVisible(css(`#board`)))
