@@ -146,13 +146,29 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 	if err != nil {
 		return TicketList{}, s.storeFailure(err)
 	}
-	out := TicketList{Tickets: s.shownTickets(page.Tickets), Partial: page.Partial, query: q}
+	out := TicketList{Tickets: s.shownTickets(page.Tickets), Partial: page.Partial, Total: listTotal(q, page.Counts), query: q}
 	if next := page.ContinueBelow(); next > 0 {
 		c := encodeCursor(next, q)
 		out.NextCursor = &c
 	}
 	fitEstimated(&out)
 	return out, nil
+}
+
+// listTotal is a list's total when the workspace's kept counts answer it:
+// the whole workspace or one status. Any other filter would need a count
+// of its own, so the answer says nothing rather than pay for one.
+func listTotal(q TicketQuery, counts map[Status]int) *int {
+	if counts == nil || q.Owner != "" || q.Tag != "" || q.Query != "" {
+		return nil
+	}
+	n := 0
+	for st, c := range counts {
+		if q.Status == "" || st == q.Status {
+			n += c
+		}
+	}
+	return &n
 }
 
 // GetTicket returns a ticket with its newest notes and history events, and

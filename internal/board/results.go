@@ -23,6 +23,7 @@ type TicketList struct {
 	Tickets    []Ticket `json:"tickets"`
 	NextCursor *string  `json:"next_cursor"`
 	Partial    bool     `json:"partial,omitempty" jsonschema:"true when this page holds fewer tickets than limit because the call reached a bound (the tickets one search call may read, or the size of one answer) before filling it: more may match, call again with next_cursor"`
+	Total      *int     `json:"total,omitempty" jsonschema:"how many tickets match, all pages together; given only for a list filtered by nothing but status (the board keeps those counts), absent when counting would cost a search"`
 
 	query TicketQuery // the filters, for cursors made when the page is cut to size
 }

@@ -147,6 +147,10 @@ type TicketPage struct {
 	// Partial: the page stopped at MaxScan or MaxBytes with fewer than
 	// Limit tickets; matches may follow below Next.
 	Partial bool
+	// Counts are the workspace's kept ticket counts per status, as the
+	// store read them with the policy (nil when it did not): they give a
+	// list its total without counting.
+	Counts map[Status]int
 }
 
 // ContinueBelow is the number a listing continues below after this page,

@@ -131,6 +131,7 @@ func (s *Store) raiseCounter(ctx context.Context, slug string, next int64, count
 		return fmt.Errorf("dynamo: raising the counter of %s: %w", slug, err)
 	}
 	s.cache.setNext(slug, next)
+	s.cache.countsUnknown(slug)
 	return nil
 }
 

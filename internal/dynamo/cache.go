@@ -9,8 +9,11 @@ import (
 
 // workspaceCache remembers, per workspace, what this process last learned:
 // the next ticket number (so a create needs no read before its transaction:
-// one round trip when warm) and the ai_policy (so a read needs no second
-// request while the policy is fresh). A wrong guess costs a retry, never
+// one round trip when warm) and the ai_policy with the ticket counts per
+// status (so a read needs no second request while they are fresh, and a
+// list can give its total). The counts follow this process's own commits;
+// another instance's show once the entry is read again, within PolicyTTL,
+// as lists from DynamoDB's indexes are themselves eventually consistent. A wrong guess costs a retry, never
 // correctness: the create transaction checks the counter and the policy.
 type workspaceCache struct {
 	now func() time.Time // Config.Now: tests move it to check PolicyTTL
@@ -21,7 +24,8 @@ type workspaceCache struct {
 type cachedWorkspace struct {
 	next     int64 // 0: unknown
 	policy   board.AIPolicy
-	policyAt time.Time // when the policy was read; zero: unknown
+	policyAt time.Time            // when the policy was read; zero: unknown
+	counts   map[board.Status]int // nil: unknown, read again before use
 }
 
 func newWorkspaceCache(now func() time.Time) *workspaceCache {
@@ -44,6 +48,10 @@ func (c *workspaceCache) remember(w workspaceState) {
 	defer c.mu.Unlock()
 	e := c.entry(w.Workspace.Slug)
 	e.policy, e.policyAt = w.Workspace.AIPolicy, c.now()
+	e.counts = make(map[board.Status]int, len(board.Statuses))
+	for st, n := range w.Workspace.Counts {
+		e.counts[st] = n
+	}
 	// A read made before a commit of ours can arrive after it: never move
 	// the counter back.
 	e.next = max(e.next, w.Next)
@@ -56,15 +64,47 @@ func (c *workspaceCache) setPolicy(slug string, p board.AIPolicy) {
 	e.policy, e.policyAt = p, c.now()
 }
 
-// policy returns the cached policy if it was read within ttl.
-func (c *workspaceCache) policy(slug string, ttl time.Duration) (board.AIPolicy, bool) {
+// policy returns the cached policy and a copy of the counts if both are
+// known and were read within ttl. Counts unknown (after a commit whose
+// effect on them is not known) send the caller to the item, so whether a
+// list has a total never depends on what this process happened to cache.
+func (c *workspaceCache) policy(slug string, ttl time.Duration) (board.AIPolicy, map[board.Status]int, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.ws[slug]
-	if !ok || e.policyAt.IsZero() || c.now().Sub(e.policyAt) >= ttl {
-		return "", false
+	if !ok || e.policyAt.IsZero() || e.counts == nil || c.now().Sub(e.policyAt) >= ttl {
+		return "", nil, false
 	}
-	return e.policy, true
+	counts := make(map[board.Status]int, len(e.counts))
+	for st, n := range e.counts {
+		if n != 0 {
+			counts[st] = n
+		}
+	}
+	return e.policy, counts, true
+}
+
+// moved records one ticket of this process's commit leaving status from
+// ("" for a new ticket) for status to.
+func (c *workspaceCache) moved(slug string, from, to board.Status) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(slug)
+	if e.counts == nil || from == to {
+		return
+	}
+	if from != "" {
+		e.counts[from]--
+	}
+	e.counts[to]++
+}
+
+// countsUnknown forgets the counts after a commit whose effect on them
+// this process cannot tell (an import, an attempt that may have committed).
+func (c *workspaceCache) countsUnknown(slug string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entry(slug).counts = nil
 }
 
 func (c *workspaceCache) next(slug string) int64 {

@@ -76,6 +76,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			return ledger.Record{}, err
 		case c == nil:
 			s.cache.setNext(tx.Workspace, number+1)
+			s.cache.moved(tx.Workspace, "", plan.Ticket.Status)
 			return rec, nil
 		case c.failedAt(createRecord):
 			verdict, old, err := s.existingRecord(ctx, rec.Key, c.old[createRecord], now, w)
@@ -87,6 +88,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 				// An earlier attempt committed; which number it took is in
 				// its result, not here: read the counter afresh next time.
 				s.cache.setNext(tx.Workspace, 0)
+				s.cache.countsUnknown(tx.Workspace)
 				return *old, nil
 			case recordTaken:
 				return ledger.Record{}, &ledger.ExistsError{Record: *old}

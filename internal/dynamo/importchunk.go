@@ -65,6 +65,7 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 		case c == nil:
 			if imported > 0 {
 				s.cache.setNext(ws, number+int64(imported))
+				s.cache.countsUnknown(ws)
 			}
 			return tx.After(taken, imported), nil
 		case c.failedAt(chunkTaskAt):

@@ -28,7 +28,10 @@ import (
 // the read asks for exactly limit+1 items. Either way a call reads a number
 // of items bounded by its page and MaxScan, however large the workspace.
 func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.TicketPage, error) {
-	policy, err := s.readableWorkspace(ctx, q.Workspace, q.Readable)
+	policy, counts, err := s.workspacePolicyCounts(ctx, q.Workspace)
+	if err == nil {
+		err = board.CheckPolicy(q.Readable, policy)
+	}
 	if err != nil {
 		return board.TicketPage{}, err
 	}
@@ -41,7 +44,7 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 	if err != nil {
 		return board.TicketPage{}, err
 	}
-	b.page.Policy = policy
+	b.page.Policy, b.page.Counts = policy, counts
 	return b.page, nil
 }
 

@@ -13,7 +13,7 @@ import (
 // *board.PolicyError when its policy is not in readable. So a ticket the
 // caller may not see costs no more than an absent one: nothing of it is read.
 func (s *Store) readableWorkspace(ctx context.Context, slug string, readable []board.AIPolicy) (board.AIPolicy, error) {
-	policy, err := s.WorkspacePolicy(ctx, slug)
+	policy, _, err := s.workspacePolicyCounts(ctx, slug)
 	if err != nil {
 		return "", err
 	}
@@ -23,18 +23,25 @@ func (s *Store) readableWorkspace(ctx context.Context, slug string, readable []b
 // WorkspacePolicy answers from the cache when the policy was read within
 // PolicyTTL (no request), otherwise with one consistent GetItem.
 func (s *Store) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolicy, error) {
-	if p, ok := s.cache.policy(slug, s.policyTTL); ok {
-		return p, nil
+	policy, _, err := s.workspacePolicyCounts(ctx, slug)
+	return policy, err
+}
+
+// workspacePolicyCounts is WorkspacePolicy with the ticket counts the
+// same read gives.
+func (s *Store) workspacePolicyCounts(ctx context.Context, slug string) (board.AIPolicy, map[board.Status]int, error) {
+	if p, counts, ok := s.cache.policy(slug, s.policyTTL); ok {
+		return p, counts, nil
 	}
 	item, err := s.getItem(ctx, workspaceKey(slug))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if item == nil {
 		s.cache.forget(slug)
-		return "", board.ErrNotFound
+		return "", nil, board.ErrNotFound
 	}
 	w := decodeWorkspace(item)
 	s.cache.remember(w)
-	return w.Workspace.AIPolicy, nil
+	return w.Workspace.AIPolicy, w.Workspace.Counts, nil
 }

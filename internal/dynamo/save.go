@@ -35,6 +35,9 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		case err != nil:
 			return ledger.Record{}, err
 		case c == nil:
+			if tx.After != nil {
+				s.cache.moved(tx.Before.Workspace, tx.Before.Status, tx.After.Status)
+			}
 			return tx.Request, nil
 		case c.failedAt(0):
 			verdict, old, err := s.existingRecord(ctx, tx.Request.Key, c.old[0], now, w)
@@ -43,6 +46,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			}
 			switch verdict {
 			case recordOurs:
+				s.cache.countsUnknown(tx.Before.Workspace) // an earlier attempt committed
 				return *old, nil
 			case recordTaken:
 				return ledger.Record{}, &ledger.ExistsError{Record: *old}

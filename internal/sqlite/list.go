@@ -26,13 +26,16 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 	defer tx.Rollback()
 	var page board.TicketPage
 	var wsKey int64
-	err = tx.QueryRowContext(ctx, `SELECT ai_policy, ws_key FROM workspaces WHERE slug = ?`, q.Workspace).Scan(&page.Policy, &wsKey)
+	// The counts come with the policy in the same row read: a list's
+	// total without counting.
+	w, err := scanWorkspace(tx.QueryRowContext(ctx, `SELECT `+workspaceColumns+`, ws_key FROM workspaces WHERE slug = ?`, q.Workspace), &wsKey)
 	if errors.Is(err, sql.ErrNoRows) {
 		return page, board.ErrNotFound
 	}
 	if err != nil {
 		return page, err
 	}
+	page.Policy, page.Counts = w.AIPolicy, w.Counts
 	if err := board.CheckPolicy(q.Readable, page.Policy); err != nil {
 		return page, err
 	}

@@ -18,13 +18,15 @@ var workspaceColumns = func() string {
 	return cols
 }()
 
-func scanWorkspace(row scanner) (board.Workspace, error) {
+// scanWorkspace reads workspaceColumns, then any extra columns into more.
+func scanWorkspace(row scanner, more ...any) (board.Workspace, error) {
 	w := board.Workspace{Counts: map[board.Status]int{}}
 	counts := make([]int, len(v1Statuses))
 	dest := []any{&w.Slug, &w.Name, &w.AIPolicy}
 	for i := range counts {
 		dest = append(dest, &counts[i])
 	}
+	dest = append(dest, more...)
 	if err := row.Scan(dest...); err != nil {
 		return w, err
 	}

@@ -21,6 +21,7 @@ func listTicketsTests() []contractTest {
 		{"query matches literally (no wildcards)", testListQueryLiteral},
 		{"filters combine, and paging counts matches only", testListFilteredPaging},
 		{"unknown workspace is ErrNotFound; empty ones list nothing", testListWorkspaces},
+		{"a page carries the kept counts, after the store's own writes too", testListCounts},
 	}
 }
 
@@ -267,5 +268,42 @@ func testListWorkspaces(t *testing.T, f *fixture) {
 		if page.Policy != policy {
 			t.Errorf("ListTickets(%s).Policy = %q, want %q", ws, page.Policy, policy)
 		}
+	}
+}
+
+// testListCounts: every page carries the workspace's counts as kept, so a
+// list has a total without counting; the store's own creates, moves and
+// policy changes show in the next page. (Another instance's writes may show
+// a little later on DynamoDB: docs/dynamodb.md.)
+func testListCounts(t *testing.T, f *fixture) {
+	statuses := []board.Status{board.StatusCandidate, board.StatusDoing, board.StatusDone, board.StatusDoing}
+	var plans []board.CreatePlan
+	for i, st := range statuses {
+		plans = append(plans, f.create("inbox", "c"+itoa(i), withStatus(st)))
+	}
+	q := board.TicketQuery{Workspace: "inbox", Status: board.StatusDone, Limit: 1}
+	if f.list(q).Counts == nil {
+		t.Fatal("ListTickets(inbox).Counts is nil: the store read the workspace's row or item and has them")
+	}
+	assertCounts(t, "ListTickets(inbox).Counts", map[board.Status]int{board.StatusCandidate: 1, board.StatusDoing: 2, board.StatusDone: 1},
+		f.list(q).Counts)
+	f.save(f.moveTx(plans[1].Ticket, "m", board.StatusDone, ""))
+	f.create("inbox", "c9", withStatus(board.StatusHold))
+	want := map[board.Status]int{board.StatusCandidate: 1, board.StatusDoing: 1, board.StatusDone: 2, board.StatusHold: 1}
+	assertCounts(t, "ListTickets(inbox).Counts after a move and a create", want, f.list(q).Counts)
+	ev := board.Event{ID: f.id("ev"), Workspace: "inbox", Type: board.EventWorkspaceUpdated, Fields: []string{"ai_policy"},
+		Author: "human:admin", Source: board.SourceWeb, At: f.now()}
+	if err := f.s.SetWorkspacePolicy(f.ctx, "inbox", board.PolicyReadOnly, ev); err != nil {
+		t.Fatalf("SetWorkspacePolicy: %v", err)
+	}
+	page := f.list(q)
+	assertCounts(t, "ListTickets(inbox).Counts after a policy change", want, page.Counts)
+	if page.Policy != board.PolicyReadOnly {
+		t.Errorf("ListTickets(inbox).Policy = %q after the change, want read_only", page.Policy)
+	}
+	if c := f.list(board.TicketQuery{Workspace: "reference", Limit: 1}).Counts; c == nil {
+		t.Error("ListTickets(reference).Counts is nil: an empty workspace's counts are known (all zero)")
+	} else {
+		assertCounts(t, "ListTickets(reference).Counts", map[board.Status]int{}, c)
 	}
 }
