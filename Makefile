@@ -102,6 +102,9 @@ bench-scale:
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap for Lambda (provided.al2023, arm64);
 # `sam build` runs build-McpFunction with ARTIFACTS_DIR set.
+# The functions are arm64 (template.yaml); LAMBDA_GOARCH=amd64 builds an
+# x86 copy for `sam local` where Docker cannot emulate arm64 (README).
+LAMBDA_GOARCH ?= arm64
 LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda -trimpath -ldflags "-s -w"
 RIE_VERSION  = v0.0.0-20261030222936-bef5c4ba774d
 RIE          = $(shell $(GO) env GOPATH)/bin/aws-lambda-rie
@@ -113,11 +116,11 @@ build:
 	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o worker/bootstrap ./functions/worker
 
 build-McpFunction:
-	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
 
 # The Step Functions task worker (template.yaml WorkerFunction).
 build-WorkerFunction:
-	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/worker
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/worker
 
 $(RIE):
 	$(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
@@ -132,6 +135,14 @@ lambda-test: $(RIE)
 	test-tools/node_modules/.bin/asl-validator --json-path infra/statemachine.asl.json
 	PATH="$(dir $(RIE)):$$PATH" LEDGER_REQUIRE_LAMBDA_TESTS=1 scripts/with-moto.sh $(GO) test -race -count=1 -run 'Template|Lambda|Worker' ./functions/mcp ./functions/worker
 	$(GO) test -race -count=1 -tags lambda -run 'TestConnect|TestLambdaClient' ./internal/dynamo
+
+# Everything `sam local start-api` needs but Docker: a DynamoDB endpoint
+# (moto, or ENDPOINT=… / DYNAMODB_LOCAL_JAR=… for DynamoDB Local), the table
+# infra/env.json names, a first admin and a token; it prints the sam and
+# claude lines and keeps the endpoint up until Ctrl-C (scripts/local-aws.sh).
+.PHONY: local-aws
+local-aws:
+	scripts/local-aws.sh
 
 # Cold start under the emulator: our bootstrap against a minimal go-sdk
 # function with one no-op tool (bench/noop-lambda). Not part of `make test`.

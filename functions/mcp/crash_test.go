@@ -442,7 +442,7 @@ type server struct {
 	client *http.Client
 }
 
-var listeningLine = regexp.MustCompile(`ticket-ledger listening on (http://\S+/mcp) \(store sqlite\)`)
+var listeningLine = regexp.MustCompile(`ticket-ledger listening on (http://\S+/mcp) \(store (?:sqlite|dynamodb)\)`)
 
 // buildServer builds ./functions/mcp into a temporary directory.
 func buildServer(t *testing.T) string {

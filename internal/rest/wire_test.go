@@ -39,12 +39,15 @@ func TestWireFieldNames(t *testing.T) {
 	}
 
 	// A list: the page of tickets and the cursor of the next, null on the
-	// last page (present, not omitted: a client tests it for null).
+	// last page (present, not omitted: a client tests it for null), and the
+	// total where the kept counts give it (no filter), absent otherwise.
 	list := rawObject(t, e.ok(call{method: "GET", path: "/api/v1/workspaces/inbox/tickets", token: alice}, http.StatusOK))
-	wantKeys(t, "ticket list", list, "next_cursor", "tickets")
-	if list["next_cursor"] != nil {
-		t.Errorf("ticket list: next_cursor %v on the only page, want null", list["next_cursor"])
+	wantKeys(t, "ticket list", list, "next_cursor", "tickets", "total")
+	if list["next_cursor"] != nil || list["total"] != 1.0 {
+		t.Errorf("ticket list: next_cursor %v on the only page, want null; total %v, want 1", list["next_cursor"], list["total"])
 	}
+	searched := rawObject(t, e.ok(call{method: "GET", path: "/api/v1/workspaces/inbox/tickets?tag=api", token: alice}, http.StatusOK))
+	wantKeys(t, "ticket list by tag", searched, "next_cursor", "tickets")
 	tickets, ok := list["tickets"].([]any)
 	if !ok || len(tickets) != 1 {
 		t.Fatalf("ticket list: tickets %v, want one", list["tickets"])

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
+)
+
+var (
+	localAWSToken = regexp.MustCompile(`API token \(ai:claude for admin, shown once\): (tl_[A-Za-z0-9_-]{43})\n`)
+	localAWSLogin = regexp.MustCompile(`board sign-in: admin / (\S+)`)
+)
+
+// scripts/local-aws.sh (make local-aws) against a running endpoint, the
+// way a person with DynamoDB Local runs it: it creates the table, makes
+// the admin and a token on it and prints the sam local and claude lines;
+// run again it keeps the admin and makes another token. Each token works
+// against the binary serving that table in required mode, as the function
+// under sam local would. Docker and sam are not here: that part is
+// README's, not this test's.
+func TestLocalAWSScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	endpoint := testbackends.MotoEndpoint(t)
+	bin := buildServer(t)
+	table := testbackends.TableName()
+	run := func() string {
+		t.Helper()
+		cmd := exec.Command("bash", "../../scripts/local-aws.sh")
+		cmd.Env = append(os.Environ(), "ENDPOINT="+endpoint, "LOCAL_AWS_ONCE=1", "LOCAL_AWS_TABLE="+table, "LEDGER_BIN="+bin)
+		out, err := cmd.Output()
+		if err != nil {
+			var stderr string
+			if exit, ok := err.(*exec.ExitError); ok {
+				stderr = string(exit.Stderr)
+			}
+			t.Fatalf("local-aws.sh: %v\n%s\n%s", err, out, stderr)
+		}
+		return string(out)
+	}
+	first := run()
+	for _, want := range []string{"Table " + table + " on " + endpoint + " is ready.",
+		"sam build && sam local start-api --env-vars infra/env.json",
+		"claude mcp add --transport http ticket-ledger-local http://127.0.0.1:3000/mcp --header \"Authorization: Bearer tl_"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("local-aws.sh printed no %q:\n%s", want, first)
+		}
+	}
+	login := localAWSLogin.FindStringSubmatch(first)
+	if login == nil || login[1] == "(unchanged)" {
+		t.Fatalf("the first run names no new admin password:\n%s", first)
+	}
+	second := run()
+	if !strings.Contains(second, "admin / (unchanged)") {
+		t.Errorf("the second run should keep the admin:\n%s", second)
+	}
+	s := serveWith(t, bin, t.TempDir(), "LEDGER_AUTH=required", "LEDGER_STORE=dynamodb", "LEDGER_TABLE="+table,
+		"DYNAMODB_ENDPOINT="+endpoint, "LEDGER_DYNAMODB_SERIALIZE_WRITES=1", "AWS_ACCESS_KEY_ID=local",
+		"AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1")
+	for i, out := range []string{first, second} {
+		m := localAWSToken.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("run %d printed no token:\n%s", i+1, out)
+		}
+		cs := bearerSession(t, s.base, m[1], "2025-11-25")
+		res := bearerCall(t, cs, "list_workspaces", nil)
+		if res.IsError {
+			t.Fatalf("run %d's token: list_workspaces refused: %v", i+1, res.Content)
+		}
+	}
+}
+
+// README's x86 route for sam local where Docker cannot emulate arm64: the
+// template with x86_64 in place of arm64 changes both functions and
+// nothing else, and LAMBDA_GOARCH=amd64 makes sam's build commands build
+// for it (the deployed default stays arm64).
+func TestLocalX86Route(t *testing.T) {
+	tpl, err := os.ReadFile("../../template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x86 := strings.ReplaceAll(string(tpl), "Architectures: [arm64]", "Architectures: [x86_64]")
+	if n := strings.Count(string(tpl), "Architectures: [arm64]"); n != 2 || strings.Contains(x86, "arm64]") {
+		t.Fatalf("template.yaml has %d `Architectures: [arm64]` lines, want 2 (the function and the worker), all replaced", n)
+	}
+	for _, c := range []struct{ goarch, want string }{{"", "GOARCH=arm64 "}, {"amd64", "GOARCH=amd64 "}} {
+		for _, target := range []string{"build-McpFunction", "build-WorkerFunction"} {
+			args := []string{"-n", "-C", "../..", target, "ARTIFACTS_DIR=/tmp/x"}
+			if c.goarch != "" {
+				args = append(args, "LAMBDA_GOARCH="+c.goarch)
+			}
+			out, err := exec.Command("make", args...).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), c.want) {
+				t.Errorf("make %v: %v\n%s\nwant %q", args, err, out, c.want)
+			}
+		}
+	}
+}
