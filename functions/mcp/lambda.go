@@ -109,6 +109,7 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 			"so the credential-free loopback mode is refused")
 	}
 	cfg.metricsOut = metricsWriter(getenv, lambdaStdout)
+	cfg.lambda = true
 	store := openingstore.InBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {
 		return openStore(ctx, cfg, log, early)
 	}, log)

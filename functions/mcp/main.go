@@ -42,7 +42,7 @@ func run(log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := checkLoopback(cfg.Addr); err != nil {
+	if err := checkListen(cfg); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
