@@ -107,3 +107,24 @@ func checkListen(cfg config) error {
 		"Put a TLS-terminating proxy in front and set LEDGER_BASE_URL=https://<its name>, " +
 		"or set " + envAllowPlainHTTP + "=1 if the network itself is trusted")
 }
+
+// publicHostChecked says whether the server answers only to the host of
+// LEDGER_BASE_URL: a team server in required mode that was told its public
+// URL. Not on Lambda, where the API's own name and a custom domain both
+// reach the function; not in loopback mode, which has its own check.
+func (c config) publicHostChecked() bool {
+	return c.Auth == auth.ModeRequired && c.BaseURLSet && !c.lambda
+}
+
+// plainHTTPCookie says whether people reach the board over plain HTTP off
+// loopback (LEDGER_ALLOW_PLAIN_HTTP), where browsers drop Secure cookies:
+// loopback counts as secure to them, so make run keeps the __Host- cookie.
+func (c config) plainHTTPCookie() bool {
+	u, err := url.Parse(c.BaseURL)
+	if c.Auth != auth.ModeRequired || err != nil || u.Scheme != "http" {
+		return false
+	}
+	h := u.Hostname()
+	ip := net.ParseIP(h)
+	return !(strings.EqualFold(h, "localhost") || (ip != nil && ip.IsLoopback()))
+}
