@@ -21,15 +21,16 @@ import (
 // through a proxy on 127.0.0.1.
 const teamPublic = "https://board.example.com"
 
-func teamHandler(t *testing.T) http.Handler {
+func teamHandler(t *testing.T) (http.Handler, board.Store) {
 	t.Helper()
 	cfg := config{Auth: ledgerauth.ModeRequired, BaseURL: teamPublic, BaseURLSet: true, Retention: 24 * time.Hour, Store: storeSQLite,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
-	h, err := newHandler(cfg, e2eStore(t, "sqlite"), slog.New(slog.DiscardHandler), mcpserver.HandlerOptions{})
+	store := e2eStore(t, "sqlite")
+	h, err := newHandler(cfg, store, slog.New(slog.DiscardHandler), mcpserver.HandlerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h
+	return h, store
 }
 
 // teamRequest is a request from peer (host:port) with the given Host and
@@ -54,7 +55,7 @@ func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
 // believed. Forms and API writes from the public origin pass the origin
 // checks; from another origin they are refused.
 func TestTeamHostAndOriginChecks(t *testing.T) {
-	h := teamHandler(t)
+	h, store := teamHandler(t)
 	const direct, proxy = "198.51.100.7:5000", "127.0.0.1:41000"
 	for _, c := range []struct {
 		name       string
@@ -102,13 +103,31 @@ func TestTeamHostAndOriginChecks(t *testing.T) {
 			}
 		}
 	}
+	// /mcp, with an agent's token: its own Origin check, against the
+	// public origin too.
+	op := board.WithPrincipal(t.Context(), ledgerauth.Operator)
+	accounts := ledgerauth.NewAccounts(ledgerauth.Config{Store: store})
+	if _, err := accounts.AddPerson(op, ledgerauth.AddPersonInput{Handle: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	made, err := accounts.CreateToken(op, ledgerauth.CreateTokenInput{Handle: "alice", Agent: "claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for origin, want := range map[string]int{teamPublic: http.StatusOK, "https://evil.example": http.StatusForbidden, "http://evil.example": http.StatusForbidden} {
+		rec := serve(h, teamRequest(http.MethodPost, "/mcp", "board.example.com", direct, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+			"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Authorization", "Bearer "+made.Secret, "Origin", origin))
+		if rec.Code != want {
+			t.Errorf("/mcp from %s with a token: %d, want %d\n%s", origin, rec.Code, want, rec.Body.String())
+		}
+	}
 }
 
 // OAuth discovery names the public URL, whichever way the request came:
 // the issuer and every endpoint come from LEDGER_BASE_URL, never from a
 // header a client or proxy sent.
 func TestTeamOAuthDiscoveryNamesPublicURL(t *testing.T) {
-	h := teamHandler(t)
+	h, _ := teamHandler(t)
 	for _, via := range []struct {
 		name, host, peer string
 		headers          []string
@@ -161,7 +180,7 @@ func TestProxySpoofedForwardedForIsIgnoredForRateLimits(t *testing.T) {
 			"Content-Type", "application/json", "X-Forwarded-For", forwardedFor)
 		return serve(h, r).Code
 	}
-	h := teamHandler(t)
+	h, _ := teamHandler(t)
 	for i := range 10 {
 		if code := register(h, "198.51.100.7:5000", fmt.Sprintf("203.0.113.%d", i+1)); code == http.StatusTooManyRequests {
 			t.Fatalf("attempt %d from the direct client: 429 before its allowance was used", i+1)
@@ -171,7 +190,7 @@ func TestProxySpoofedForwardedForIsIgnoredForRateLimits(t *testing.T) {
 		t.Fatalf("11th attempt from one direct client with a new X-Forwarded-For: %d, want 429 (the header is not believed)", code)
 	}
 
-	h = teamHandler(t)
+	h, _ = teamHandler(t)
 	for i := range 25 {
 		if code := register(h, "127.0.0.1:41000", fmt.Sprintf("203.0.113.%d", i+1)); code == http.StatusTooManyRequests {
 			t.Fatalf("client %d through the trusted proxy: 429; each forwarded client should count alone", i+1)
@@ -228,5 +247,40 @@ func TestTeamSessionCookieFollowsTheScheme(t *testing.T) {
 				t.Fatalf("the board with the session cookie: %d, want 200", rec.Code)
 			}
 		})
+	}
+}
+
+// A proxy on the same machine sends the public name to a loopback
+// listener. The go-sdk's own DNS-rebinding check refuses exactly that (a
+// non-loopback Host on a loopback connection) with 403; on a team server
+// the public-host check stands in for it, and /mcp answers.
+func TestTeamMCPAnswersThePublicNameOnALoopbackListener(t *testing.T) {
+	h, store := teamHandler(t)
+	srv := httptest.NewServer(h) // listens on 127.0.0.1
+	t.Cleanup(srv.Close)
+	op := board.WithPrincipal(t.Context(), ledgerauth.Operator)
+	accounts := ledgerauth.NewAccounts(ledgerauth.Config{Store: store})
+	if _, err := accounts.AddPerson(op, ledgerauth.AddPersonInput{Handle: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	made, err := accounts.CreateToken(op, ledgerauth.CreateTokenInput{Handle: "alice", Agent: "claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "board.example.com"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+made.Secret)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/mcp as board.example.com on a loopback listener: %s, want 200", resp.Status)
 	}
 }
