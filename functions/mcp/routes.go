@@ -118,7 +118,14 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	// Forwarded headers are read (or dropped) before any check or surface
 	// sees the request: the Host checks above see the name the client
 	// asked the proxy for, the per-client limits its address.
-	h = edge.TrustProxies(cfg.TrustedProxies, h)
+	trusted := cfg.TrustedProxies
+	if cfg.Auth == auth.ModeLoopback {
+		// Nobody signs in, so the loopback Host check is all that keeps a
+		// DNS-rebinding page out; a page may send X-Forwarded-Host from the
+		// loopback address itself, so no proxy is believed in this mode.
+		trusted = nil
+	}
+	h = edge.TrustProxies(trusted, h)
 	a.Handler = observed(cfg, log, h)
 	return a
 }

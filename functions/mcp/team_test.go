@@ -284,3 +284,26 @@ func TestTeamMCPAnswersThePublicNameOnALoopbackListener(t *testing.T) {
 		t.Fatalf("/mcp as board.example.com on a loopback listener: %s, want 200", resp.Status)
 	}
 }
+
+// Loopback mode believes no proxy, whatever LEDGER_TRUSTED_PROXIES says: a
+// DNS-rebinding page runs in a browser on the loopback address itself and
+// may send X-Forwarded-Host, which would otherwise carry it past the
+// loopback Host check.
+func TestProxyNotBelievedInLoopbackMode(t *testing.T) {
+	cfg := config{Auth: ledgerauth.ModeLoopback, Author: "ai:agent", BaseURL: "http://127.0.0.1:8080", Retention: 24 * time.Hour, Store: storeSQLite,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+	h, err := newHandler(cfg, e2eStore(t, "sqlite"), slog.New(slog.DiscardHandler), mcpserver.HandlerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, header := range []string{"X-Forwarded-Host", "Forwarded"} {
+		value := "127.0.0.1:8080"
+		if header == "Forwarded" {
+			value = "host=127.0.0.1:8080"
+		}
+		rec := serve(h, teamRequest(http.MethodGet, "/api/v1/workspaces", "evil.example:8080", "127.0.0.1:50000", "", header, value))
+		if rec.Code != http.StatusMisdirectedRequest {
+			t.Errorf("loopback mode, Host evil.example with %s from 127.0.0.1: %d, want 421", header, rec.Code)
+		}
+	}
+}
