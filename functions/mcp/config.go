@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +64,15 @@ type config struct {
 	// where people reach the server (the admin commands need that).
 	BaseURLSet   bool
 	StateMachine string
+	// TrustedProxies: LEDGER_TRUSTED_PROXIES, the peers whose forwarded
+	// headers (client address, host) are believed.
+	TrustedProxies []netip.Prefix
+	// AllowPlainHTTP: LEDGER_ALLOW_PLAIN_HTTP, required mode off loopback
+	// without https, on purpose.
+	AllowPlainHTTP bool
+	// lambda: the process answers API Gateway events, whose Host may be
+	// the API's own name or a custom domain (no public-host check there).
+	lambda bool
 	// documents configures fetching OAuth client ID metadata documents:
 	// the defaults, except in tests (a test CA, the test server's address).
 	documents oauth.FetchConfig
@@ -93,7 +102,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Endpoint:     getenv(envEndpoint),
 		StateMachine: getenv(envStateMachine),
 	}
-	for key, dst := range map[string]*bool{envCreateTable: &c.CreateTable, envSerializeWrites: &c.SerializeWrites} {
+	for key, dst := range map[string]*bool{envCreateTable: &c.CreateTable, envSerializeWrites: &c.SerializeWrites, envAllowPlainHTTP: &c.AllowPlainHTTP} {
 		if v := getenv(key); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -102,8 +111,19 @@ func loadConfig(getenv func(string) string) (config, error) {
 			*dst = b
 		}
 	}
-	c.BaseURL = envOr(getenv, envBaseURL, "http://"+c.Addr)
-	c.BaseURLSet = getenv(envBaseURL) != ""
+	c.BaseURL = "http://" + c.Addr
+	if v := getenv(envBaseURL); v != "" {
+		u, err := checkBaseURL(v)
+		if err != nil {
+			return c, err
+		}
+		c.BaseURL, c.BaseURLSet = u, true
+	}
+	proxies, err := parseTrustedProxies(getenv(envTrustedProxies))
+	if err != nil {
+		return c, err
+	}
+	c.TrustedProxies = proxies
 	mode, err := auth.ParseMode(getenv(envAuth))
 	if err != nil {
 		return c, err
@@ -132,21 +152,6 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("LEDGER_STORE=%q must be sqlite or dynamodb", c.Store)
 	}
 	return c, nil
-}
-
-// checkLoopback keeps the local server off the network: in loopback mode
-// it has no authentication, and in required mode its session cookie is
-// Secure, which browsers send over plain HTTP to loopback addresses only.
-func checkLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("LEDGER_ADDR=%q is not host:port: %w", addr, err)
-	}
-	ip := net.ParseIP(host)
-	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
-		return nil
-	}
-	return fmt.Errorf("LEDGER_ADDR=%q is not a loopback address; the local server serves plain HTTP (and in loopback mode has no authentication), so it only listens on 127.0.0.1, ::1 or localhost", addr)
 }
 
 // principal is the local caller: MCP calls run as LEDGER_AUTHOR.

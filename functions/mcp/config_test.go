@@ -52,20 +52,6 @@ func TestConfigRefusesBadValues(t *testing.T) {
 	}
 }
 
-// The local server has no authentication, so it listens on loopback only.
-func TestLoopbackOnly(t *testing.T) {
-	for _, ok := range []string{"127.0.0.1:8080", "[::1]:9", "localhost:1"} {
-		if err := checkLoopback(ok); err != nil {
-			t.Errorf("%s refused: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"0.0.0.0:8080", ":8080", "192.168.1.2:80", "example.com:80"} {
-		if err := checkLoopback(bad); err == nil {
-			t.Errorf("%s accepted", bad)
-		}
-	}
-}
-
 // Serialized DynamoDB writes are an explicit setting, off by default: an
 // endpoint URL alone (a regional, FIPS or VPC endpoint is DynamoDB itself)
 // never turns them on, and the store opened gets what the setting says.

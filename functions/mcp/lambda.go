@@ -109,6 +109,7 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 			"so the credential-free loopback mode is refused")
 	}
 	cfg.metricsOut = metricsWriter(getenv, lambdaStdout)
+	cfg.lambda = true
 	store := openingstore.InBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {
 		return openStore(ctx, cfg, log, early)
 	}, log)
@@ -171,7 +172,16 @@ func (w *wroteWriter) Write(b []byte) (int, error) { w.wrote = true; return w.Re
 // it starts being built now, so that it is built while the credential's
 // reads are on the wire rather than after them.
 func (f *lambdaFunction) Handle(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	f.once.Do(func() { f.build(publicBaseURL(ev)) })
+	f.once.Do(func() {
+		// LEDGER_BASE_URL, when set, wins even when this event gets here
+		// before the build started at init: the issuer must not depend on
+		// which of the two ran first.
+		base := f.cfg.BaseURL
+		if !f.cfg.BaseURLSet {
+			base = publicBaseURL(ev)
+		}
+		f.build(base)
+	})
 	if f.err != nil {
 		return events.APIGatewayV2HTTPResponse{}, f.err
 	}

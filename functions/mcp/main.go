@@ -42,7 +42,7 @@ func run(log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := checkLoopback(cfg.Addr); err != nil {
+	if err := checkListen(cfg); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -82,6 +82,12 @@ func run(log *slog.Logger) error {
 	// LEDGER_LOG_LEVEL, in the log's format (a level on every line).
 	announce(log, fmt.Sprintf("ticket-ledger listening on http://%s/mcp (store %s)", ln.Addr(), cfg.Store))
 	announce(log, fmt.Sprintf("ticket-ledger board on http://%s/ (LEDGER_AUTH=%s)", ln.Addr(), cfg.Auth))
+	if cfg.publicHostChecked() {
+		announce(log, fmt.Sprintf("ticket-ledger answers as %s/ only (LEDGER_BASE_URL); trusted proxies: %v", cfg.BaseURL, cfg.TrustedProxies))
+	}
+	if cfg.plainHTTPCookie() {
+		log.Warn("people sign in over plain HTTP (LEDGER_ALLOW_PLAIN_HTTP): passwords, sessions and tokens cross the network in clear")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -53,7 +53,7 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	// The OAuth authorization server, in required mode only: loopback mode
 	// has nobody to sign in and approve (docs/oauth.md).
 	var authServer *oauth.Server
-	rcfg := auth.ResolverConfig{Mode: cfg.Auth, Accounts: accounts, LocalAgent: cfg.principal()}
+	rcfg := auth.ResolverConfig{Mode: cfg.Auth, Accounts: accounts, LocalAgent: cfg.principal(), PlainHTTPCookie: cfg.plainHTTPCookie()}
 	if cfg.Auth == auth.ModeRequired {
 		authServer = oauth.New(oauth.Config{Store: store, Accounts: accounts, Issuer: cfg.BaseURL, Documents: cfg.documents, Logger: log,
 			RegistrationsPerWindow: cfg.registrationsPerWindow})
@@ -65,6 +65,12 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	resolver.AddBearer(accounts.VerifyToken)
 	if authServer != nil {
 		resolver.AddBearer(authServer.VerifyAccessToken)
+	}
+	if cfg.publicHostChecked() {
+		// The SDK's own check refuses a public name arriving on a loopback
+		// listener, which is what a proxy on the same machine sends; the
+		// public-host check below stands in for it.
+		opts.BehindProxy = true
 	}
 	// The MCP server (its tools' schemas) is most of building the handler:
 	// it is built when a request first gets past the credential check.
@@ -90,11 +96,36 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	}
 	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, OAuth: authServer, Logger: log}))
 	var h http.Handler = mux
-	if cfg.Auth == auth.ModeLoopback {
+	switch {
+	case cfg.Auth == auth.ModeLoopback:
 		// No sign-in in this mode: every surface answers only to loopback
 		// Host names (DNS rebinding), checked here once before routing.
 		h = edge.LoopbackHostOnly(h)
+	case cfg.publicHostChecked():
+		// A team server answers only to its public name, so links, the
+		// OAuth issuer and the Origin checks all mean the same origin.
+		checked, err := edge.PublicHostOnly(cfg.BaseURL, h)
+		if err != nil {
+			// loadConfig checked the URL; a config built otherwise fails
+			// closed rather than answering to every name.
+			log.Error("the public base URL cannot be checked", "err", err)
+			checked = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+			})
+		}
+		h = checked
 	}
+	// Forwarded headers are read (or dropped) before any check or surface
+	// sees the request: the Host checks above see the name the client
+	// asked the proxy for, the per-client limits its address.
+	trusted := cfg.TrustedProxies
+	if cfg.Auth == auth.ModeLoopback {
+		// Nobody signs in, so the loopback Host check is all that keeps a
+		// DNS-rebinding page out; a page may send X-Forwarded-Host from the
+		// loopback address itself, so no proxy is believed in this mode.
+		trusted = nil
+	}
+	h = edge.TrustProxies(trusted, h)
 	a.Handler = observed(cfg, log, h)
 	return a
 }

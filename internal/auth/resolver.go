@@ -43,6 +43,12 @@ var LocalPerson = board.Principal{Author: "human:local", Role: board.RoleAdmin}
 // path, so no subdomain or plain-HTTP page can set or shadow it.
 const SessionCookie = "__Host-session"
 
+// PlainSessionCookie names the session cookie of a server people reach
+// over plain HTTP off loopback (allowed on purpose, on a trusted network):
+// browsers keep neither Secure nor __Host- cookies from such a page, so
+// this one is not Secure; it is still host-only (no Domain) and HttpOnly.
+const PlainSessionCookie = "ledger-session"
+
 // A BearerVerifier recognises one kind of bearer token (API tokens, OAuth
 // access tokens). ok is false when the token is not of its kind, so the
 // next verifier is asked; a token of its kind that is unknown, revoked or
@@ -78,6 +84,9 @@ type ResolverConfig struct {
 	// names it (resource_metadata), so an OAuth client can discover how to
 	// get a token.
 	ResourceMetadata func(req *http.Request) string
+	// PlainHTTPCookie: sessions travel in PlainSessionCookie, without
+	// Secure, because the public URL is plain HTTP off loopback.
+	PlainHTTPCookie bool
 }
 
 // Resolver is the one place a request's credential becomes a principal,
@@ -98,6 +107,20 @@ func NewResolver(cfg ResolverConfig) *Resolver {
 
 // Mode is the resolver's mode.
 func (r *Resolver) Mode() Mode { return r.cfg.Mode }
+
+// SessionCookieName is the cookie sessions travel in: SessionCookie, or
+// PlainSessionCookie on a plain-HTTP public URL.
+func (r *Resolver) SessionCookieName() string {
+	if r.cfg.PlainHTTPCookie {
+		return PlainSessionCookie
+	}
+	return SessionCookie
+}
+
+// SecureCookies says whether the session cookie is marked Secure: always,
+// except on a plain-HTTP public URL off loopback, where a browser would
+// drop it.
+func (r *Resolver) SecureCookies() bool { return !r.cfg.PlainHTTPCookie }
 
 // AddBearer adds a kind of bearer token. Not safe during serving.
 func (r *Resolver) AddBearer(v BearerVerifier) { r.bearers = append(r.bearers, v) }
@@ -122,7 +145,7 @@ func (r *Resolver) Resolve(req *http.Request, surface Surface) (board.Principal,
 		}
 		return r.cfg.LocalAgent, nil
 	}
-	c, err := req.Cookie(SessionCookie)
+	c, err := req.Cookie(r.SessionCookieName())
 	if err != nil || c.Value == "" {
 		return board.Principal{}, ErrNoCredential
 	}

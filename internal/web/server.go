@@ -114,7 +114,7 @@ func (s *Server) requirePerson(next http.Handler) http.Handler {
 		p, err := s.cfg.Resolver.Resolve(r, auth.SurfaceWeb)
 		if auth.Unauthorized(err) {
 			if errors.Is(err, auth.ErrBadCredential) {
-				clearSessionCookie(w)
+				s.clearSessionCookie(w)
 			}
 			target := "/signin"
 			if r.Method == http.MethodGet && r.URL.Path != "/" {

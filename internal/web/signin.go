@@ -14,14 +14,16 @@ import (
 
 // setSessionCookie gives the browser its session: Secure, HttpOnly,
 // SameSite=Lax, host-only (the __Host- prefix), expiring with the session.
-func setSessionCookie(w http.ResponseWriter, secret string, expires time.Time) {
-	http.SetCookie(w, &http.Cookie{Name: auth.SessionCookie, Value: secret, Path: "/", Expires: expires,
-		MaxAge: int(time.Until(expires).Seconds()), Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+// On a plain-HTTP public URL off loopback (allowed on purpose) the
+// resolver names a cookie without Secure, which such a browser keeps.
+func (s *Server) setSessionCookie(w http.ResponseWriter, secret string, expires time.Time) {
+	http.SetCookie(w, &http.Cookie{Name: s.cfg.Resolver.SessionCookieName(), Value: secret, Path: "/", Expires: expires,
+		MaxAge: int(time.Until(expires).Seconds()), Secure: s.cfg.Resolver.SecureCookies(), HttpOnly: true, SameSite: http.SameSiteLaxMode})
 }
 
-func clearSessionCookie(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: auth.SessionCookie, Value: "", Path: "/", MaxAge: -1,
-		Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+func (s *Server) clearSessionCookie(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{Name: s.cfg.Resolver.SessionCookieName(), Value: "", Path: "/", MaxAge: -1,
+		Secure: s.cfg.Resolver.SecureCookies(), HttpOnly: true, SameSite: http.SameSiteLaxMode})
 }
 
 type signInData struct {
@@ -60,19 +62,19 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, status, "signin", page{Title: "Sign in", Error: msg, Data: signInData{Handle: handle, Next: next}})
 		return
 	}
-	setSessionCookie(w, in.Secret, in.ExpiresAt)
+	s.setSessionCookie(w, in.Secret, in.ExpiresAt)
 	seeOther(w, r, next)
 }
 
 // signOut ends the session on the server (every instance) and in the browser.
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
-	if c, err := r.Cookie(auth.SessionCookie); err == nil {
+	if c, err := r.Cookie(s.cfg.Resolver.SessionCookieName()); err == nil {
 		if err := s.cfg.Accounts.SignOut(r.Context(), c.Value); err != nil {
 			s.errorPage(w, r, err)
 			return
 		}
 	}
-	clearSessionCookie(w)
+	s.clearSessionCookie(w)
 	seeOther(w, r, "/signin")
 }
 
@@ -105,7 +107,7 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		in, err = s.cfg.Accounts.AcceptInvitation(r.Context(), secret, pw)
 		if err == nil {
 			if s.cfg.Resolver.Mode() != auth.ModeLoopback {
-				setSessionCookie(w, in.Secret, in.ExpiresAt)
+				s.setSessionCookie(w, in.Secret, in.ExpiresAt)
 			}
 			seeOther(w, r, "/")
 			return

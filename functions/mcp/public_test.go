@@ -1,0 +1,132 @@
+package main
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Loopback mode has no sign-in: it refuses every address off loopback,
+// whatever else is set, and says what to use instead.
+func TestTeamLoopbackModeStaysOnLoopback(t *testing.T) {
+	for _, ok := range []string{"127.0.0.1:8080", "[::1]:9", "localhost:1"} {
+		cfg, err := loadConfig(env(map[string]string{"LEDGER_ADDR": ok}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkListen(cfg); err != nil {
+			t.Errorf("%s refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"0.0.0.0:8080", ":8080", "192.168.1.2:80", "example.com:80"} {
+		cfg, err := loadConfig(env(map[string]string{"LEDGER_ADDR": bad, "LEDGER_BASE_URL": "https://board.example.com",
+			"LEDGER_ALLOW_PLAIN_HTTP": "1"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkListen(cfg); err == nil || !strings.Contains(err.Error(), "not a loopback address") || !strings.Contains(err.Error(), "LEDGER_AUTH=required") {
+			t.Errorf("loopback mode on %s: %v, want a refusal that points to required mode", bad, err)
+		}
+	}
+}
+
+// Required mode listens anywhere behind https; off loopback without https
+// it refuses unless plain HTTP is allowed on purpose, and says why.
+func TestTeamRequiredModeListens(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kv   map[string]string
+		want string // "" accepted, else part of the refusal
+	}{
+		{"https base URL", map[string]string{"LEDGER_BASE_URL": "https://board.example.com"}, ""},
+		{"no base URL", map[string]string{}, "LEDGER_BASE_URL is not set"},
+		{"plain http base URL", map[string]string{"LEDGER_BASE_URL": "http://board.example.com"}, `LEDGER_BASE_URL="http://board.example.com" is not https`},
+		{"plain http allowed", map[string]string{"LEDGER_BASE_URL": "http://board.lan:8080", "LEDGER_ALLOW_PLAIN_HTTP": "1"}, ""},
+		{"no base URL, plain http allowed", map[string]string{"LEDGER_ALLOW_PLAIN_HTTP": "true"}, ""},
+		{"plain http not allowed", map[string]string{"LEDGER_BASE_URL": "http://board.lan", "LEDGER_ALLOW_PLAIN_HTTP": "0"}, "in clear"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			kv := map[string]string{"LEDGER_AUTH": "required", "LEDGER_ADDR": "0.0.0.0:8080"}
+			for k, v := range c.kv {
+				kv[k] = v
+			}
+			cfg, err := loadConfig(env(kv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = checkListen(cfg)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && err == nil:
+				t.Fatalf("accepted; want a refusal naming %q", c.want)
+			case c.want != "":
+				for _, part := range []string{c.want, "passwords, session cookies and tokens would cross the network in clear", "LEDGER_ALLOW_PLAIN_HTTP=1"} {
+					if !strings.Contains(err.Error(), part) {
+						t.Errorf("refusal %q does not say %q", err, part)
+					}
+				}
+			}
+		})
+	}
+	// On loopback, required mode needs nothing more (make run, a proxy on
+	// the same machine).
+	cfg, err := loadConfig(env(map[string]string{"LEDGER_AUTH": "required", "LEDGER_BASE_URL": "http://board.example.com"}))
+	if err != nil || checkListen(cfg) != nil {
+		t.Fatalf("required mode on the default loopback address: %v, %v", err, checkListen(cfg))
+	}
+}
+
+// LEDGER_BASE_URL is an origin: bad values are refused with the reason,
+// good ones kept without a trailing slash and with the host in lower case.
+func TestTeamBaseURLIsChecked(t *testing.T) {
+	for raw, want := range map[string]string{
+		"board.example.com":                 "not an http or https URL",
+		"ftp://board.example.com":           "not an http or https URL",
+		"https://":                          "has no host",
+		"https://:443":                      "has no host",
+		"https://user:pw@board.example.com": "carries a user name",
+		"https://board.example.com/ledger":  "has a path",
+		"https://board.example.com/?x=1":    "has a path, query or fragment",
+		"https://board.example.com:99999":   "bad port",
+		"https://bo ard.example.com":        "not a URL",
+	} {
+		_, err := loadConfig(env(map[string]string{"LEDGER_BASE_URL": raw}))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "LEDGER_BASE_URL") {
+			t.Errorf("LEDGER_BASE_URL=%q: %v, want a refusal saying %q", raw, err, want)
+		}
+	}
+	for raw, want := range map[string]string{
+		"https://Board.Example.com/":     "https://board.example.com",
+		"http://127.0.0.1:8080":          "http://127.0.0.1:8080",
+		"https://[2001:db8::1]:8443":     "https://[2001:db8::1]:8443",
+		"https://board.example.com:8443": "https://board.example.com:8443",
+	} {
+		c, err := loadConfig(env(map[string]string{"LEDGER_BASE_URL": raw}))
+		if err != nil || c.BaseURL != want || !c.BaseURLSet {
+			t.Errorf("LEDGER_BASE_URL=%q: %q (set %v), %v; want %q", raw, c.BaseURL, c.BaseURLSet, err, want)
+		}
+	}
+}
+
+// LEDGER_TRUSTED_PROXIES is a list of CIDRs (or single addresses); a bad
+// entry is named. None is trusted unless listed.
+func TestTeamTrustedProxiesAreChecked(t *testing.T) {
+	c, err := loadConfig(env(nil))
+	if err != nil || len(c.TrustedProxies) != 0 {
+		t.Fatalf("default trusted proxies = %v, %v; want none", c.TrustedProxies, err)
+	}
+	c, err = loadConfig(env(map[string]string{"LEDGER_TRUSTED_PROXIES": " 127.0.0.1/32, 10.1.2.3/8,::1 ,192.0.2.9,"}))
+	want := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8"),
+		netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("192.0.2.9/32")}
+	if err != nil || !slices.Equal(c.TrustedProxies, want) {
+		t.Fatalf("trusted proxies = %v, %v; want %v", c.TrustedProxies, err, want)
+	}
+	for _, bad := range []string{"10.0.0.0/33", "proxy.internal", "10.0.0.0/8;", "fe80::1%eth0"} {
+		_, err := loadConfig(env(map[string]string{"LEDGER_TRUSTED_PROXIES": "127.0.0.1/32," + bad}))
+		if err == nil || !strings.Contains(err.Error(), "LEDGER_TRUSTED_PROXIES") || !strings.Contains(err.Error(), strings.TrimSpace(bad)) || !strings.Contains(err.Error(), "not a CIDR") {
+			t.Errorf("LEDGER_TRUSTED_PROXIES with %q: %v, want a refusal naming it", bad, err)
+		}
+	}
+}

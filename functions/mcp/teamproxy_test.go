@@ -1,0 +1,312 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	ledgerauth "github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+)
+
+// A team server behind a real TLS-terminating reverse proxy on loopback:
+// Caddy (as README's "Run it for a team" sets it up, which keeps the Host)
+// and Go's httputil.ReverseProxy (which rewrites the Host and says the
+// public one in X-Forwarded-Host). Through each, OAuth discovery names the
+// public URL and a person signs in with a browser.
+
+// envRequireCaddy makes a missing caddy fail the Caddy test instead of
+// skipping it (make test sets it; .ci/run installs caddy).
+const envRequireCaddy = "LEDGER_REQUIRE_CADDY"
+
+func TestTeamBehindCaddy(t *testing.T) {
+	caddy := caddyPath(t)
+	port := freePort(t)
+	public := fmt.Sprintf("https://127.0.0.1:%d", port)
+	upstream := startTeamLedger(t, public)
+	dir := t.TempDir()
+	// admin off and no redirect listener: nothing binds a fixed port (other
+	// tests may run a Caddy at the same time); the internal CA lives in the
+	// test's directory and is not installed anywhere.
+	caddyfile := fmt.Sprintf(`{
+	admin off
+	skip_install_trust
+	auto_https disable_redirects
+	http_port %d
+	https_port %d
+	storage file_system %s
+}
+
+%s {
+	tls internal
+	reverse_proxy %s
+}
+`, freePort(t), port, filepath.Join(dir, "storage"), public, upstream)
+	config := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(config, []byte(caddyfile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(caddy, "run", "--config", config, "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { stopProcess(t, cmd, exited) })
+	waitHealthy(t, public, exited, &out)
+	checkPublicDiscovery(t, public)
+	signInThroughProxy(t, public)
+}
+
+func TestTeamBehindGoReverseProxy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := "https://" + ln.Addr().String()
+	upstream, err := url.Parse("http://" + startTeamLedger(t, public))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(upstream) // the Host becomes the upstream's own address
+		pr.SetXForwarded()  // X-Forwarded-For, -Host (the public name), -Proto
+	}}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: proxy}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	waitHealthy(t, public, nil, &lockedBuffer{})
+	checkPublicDiscovery(t, public)
+	signInThroughProxy(t, public)
+}
+
+// startTeamLedger serves the composition root as a team server would be
+// configured (from the environment, through the listen check) on a free
+// loopback port, trusting the proxy on 127.0.0.1, with alice as a person.
+// It returns the address the proxy forwards to.
+func startTeamLedger(t *testing.T, public string) string {
+	t.Helper()
+	cfg, err := loadConfig(env(map[string]string{"LEDGER_AUTH": "required", "LEDGER_ADDR": "127.0.0.1:0", "LEDGER_BASE_URL": public,
+		"LEDGER_TRUSTED_PROXIES": "127.0.0.1/32"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkListen(cfg); err != nil {
+		t.Fatal(err)
+	}
+	store := e2eStore(t, "sqlite")
+	pw := e2ePassword
+	if _, err := ledgerauth.NewAccounts(ledgerauth.Config{Store: store}).AddPerson(board.WithPrincipal(context.Background(), ledgerauth.Operator),
+		ledgerauth.AddPersonInput{Handle: "alice", Password: &pw, Role: board.RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := newHandler(cfg, store, slog.New(slog.DiscardHandler), mcpserver.HandlerOptions{AllowedOrigins: cfg.AllowedOrigins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newHTTPServer(h, defaultLimits)
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// insecureClient trusts the proxy's test certificate (Caddy's internal CA,
+// httptest's certificate): what is tested is the proxying, not the CA.
+var insecureClient = &http.Client{Timeout: 10 * time.Second,
+	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+
+// waitHealthy polls the public URL's /healthz until it answers 200
+// through the proxy, the proxy exits, or the deadline passes.
+func waitHealthy(t *testing.T, public string, exited <-chan error, out *lockedBuffer) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	last := "no answer yet"
+	for {
+		resp, err := insecureClient.Get(public + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the proxy exited (%v):\n%s", err, out)
+		case <-deadline:
+			t.Fatalf("%s/healthz did not answer 200 within 30 s (last: %s)\n%s", public, last, out)
+		case <-tick.C:
+		}
+	}
+}
+
+// checkPublicDiscovery reads the OAuth documents through the proxy: they
+// name the public URL, and /mcp's challenge points to them there.
+func checkPublicDiscovery(t *testing.T, public string) {
+	t.Helper()
+	get := func(path string) map[string]any {
+		t.Helper()
+		resp, err := insecureClient.Get(public + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var doc map[string]any
+		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&doc) != nil {
+			t.Fatalf("GET %s through the proxy: %s", path, resp.Status)
+		}
+		return doc
+	}
+	as := get("/.well-known/oauth-authorization-server")
+	if as["issuer"] != public || as["authorization_endpoint"] != public+"/oauth/authorize" || as["token_endpoint"] != public+"/oauth/token" {
+		t.Errorf("authorization server metadata through the proxy: issuer %v, endpoints %v %v; want them at %s", as["issuer"], as["authorization_endpoint"], as["token_endpoint"], public)
+	}
+	pr := get("/.well-known/oauth-protected-resource/mcp")
+	if pr["resource"] != public+"/mcp" || fmt.Sprint(pr["authorization_servers"]) != "["+public+"]" {
+		t.Errorf("protected resource metadata through the proxy: %v; want resource %s/mcp, server %s", pr, public, public)
+	}
+	req, err := http.NewRequest(http.MethodPost, public+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := insecureClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if want := `resource_metadata="` + public + `/.well-known/oauth-protected-resource/mcp"`; resp.StatusCode != http.StatusUnauthorized ||
+		!strings.Contains(resp.Header.Get("WWW-Authenticate"), want) {
+		t.Errorf("/mcp through the proxy: %s %q; want 401 naming %s", resp.Status, resp.Header.Get("WWW-Authenticate"), want)
+	}
+}
+
+// signInThroughProxy signs alice in with a real browser at the public
+// URL: the sign-in form, its cross-origin check, the Secure session cookie
+// and the board behind it all work through the proxy.
+func signInThroughProxy(t *testing.T, public string) {
+	t.Helper()
+	exe := teamBrowserPath(t)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Flag("ignore-certificate-errors", true))...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	sctx, cancelSteps := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelSteps()
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	if err := chromedp.Do(sctx,
+		chromedp.Navigate(public+"/w/inbox"),
+		chromedp.WaitVisible(css(`input[name="handle"]`)),
+		chromedp.SendKeys(css(`input[name="handle"]`), "alice"),
+		chromedp.SendKeys(css(`input[name="password"]`), e2ePassword),
+		chromedp.Submit(css(`input[name="password"]`)),
+		chromedp.WaitVisible(css(`#board`)),
+	); err != nil {
+		html, _ := chromedp.Run(sctx, chromedp.OuterHTML(chromedp.CSS("body")))
+		t.Fatalf("signing in through the proxy: %v\n%s", err, html)
+	}
+	loc, err := chromedp.Run(sctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	me, err := chromedp.Run(sctx, chromedp.Text(css(`.me`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc != public+"/w/inbox" || !strings.Contains(me, "alice") {
+		t.Fatalf("after signing in through the proxy: at %s as %q; want %s/w/inbox as alice", loc, me, public)
+	}
+}
+
+// caddyPath finds caddy; missing, the test is skipped with the reason, or
+// fails under LEDGER_REQUIRE_CADDY.
+func caddyPath(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("caddy"); err == nil {
+		return p
+	}
+	if os.Getenv(envRequireCaddy) != "" {
+		t.Fatal("caddy is not installed (apt-get install -y caddy; .ci/run does it)")
+	}
+	t.Skip("caddy is not installed; `make test` installs and requires it")
+	return ""
+}
+
+// teamBrowserPath finds Debian's chromium-headless-shell, as the board's
+// browser test does (LEDGER_REQUIRE_BROWSER makes a missing one fail).
+func teamBrowserPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell", "chromium"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("LEDGER_REQUIRE_BROWSER") != "" {
+		t.Fatal("chromium-headless-shell is not installed (apt-get install -y chromium-headless-shell; .ci/run does it)")
+	}
+	t.Skip("chromium-headless-shell is not installed; `make test` installs and requires it")
+	return ""
+}
+
+// Write makes lockedBuffer a process's stdout and stderr.
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// freePort is a loopback port nothing listens on now (the kernel's pick).
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// stopProcess asks a process to stop (SIGINT, as Caddy expects) and kills
+// it if it has not exited within 10 s.
+func stopProcess(t *testing.T, cmd *exec.Cmd, exited <-chan error) {
+	t.Helper()
+	_ = cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Error("the proxy did not stop within 10 s of SIGINT; killed it")
+	}
+}
