@@ -156,6 +156,9 @@ type ticketData struct {
 	// when the page is asked for them (?notes=<cursor>, ?history=<cursor>).
 	OlderNotes, OlderHistory bool
 	Live                     string // the change marker the page was rendered at (live.go)
+	// Here is the page live.js fetches again on a change: this URL for a
+	// GET, the ticket's page when a refused form rendered it.
+	Here string
 }
 
 func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
@@ -171,7 +174,10 @@ func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, s
 		s.errorPage(w, r, err)
 		return
 	}
-	td := ticketData{Detail: d, Owners: s.ownerChoices(r), Live: live}
+	td := ticketData{Detail: d, Owners: s.ownerChoices(r), Live: live, Here: "/tickets/" + id}
+	if r.Method == http.MethodGet {
+		td.Here = r.URL.RequestURI()
+	}
 	// get_ticket carries the newest notes and events; older ones come a
 	// page at a time through the cursors it gives.
 	if c := r.URL.Query().Get("notes"); c != "" {
