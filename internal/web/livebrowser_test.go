@@ -133,6 +133,7 @@ func runLiveScenario(t *testing.T, exe, backend string) {
 		"the typed move reason":   {`document.querySelector('#card-inbox-1 input[name="reason"]').value`, "waiting on the CA"},
 		"the scroll position":     {`String(window.scrollY)`, scrollY},
 		"one card for the ticket": {`String(document.querySelectorAll("#card-inbox-1").length)`, "1"},
+		"the focus":               {`document.activeElement.name || document.activeElement.tagName`, "body"},
 	} {
 		if got := eval(check[0]); got != check[1] {
 			t.Errorf("after the live updates, %s: %q, want %q", what, got, check[1])
@@ -150,6 +151,9 @@ func runLiveScenario(t *testing.T, exe, backend string) {
 	run("the agent's note appears", 5*time.Second, chromedp.WaitReady(css(`#notes .note strong`)))
 	if got := eval(`document.querySelector("#note-form textarea").value`); got != "my own note, not sent yet" {
 		t.Errorf("the half-typed note after the live update: %q", got)
+	}
+	if got := eval(`String(document.activeElement === document.querySelector("#note-form textarea"))`); got != "true" {
+		t.Errorf("the focus after the live update is not in the half-typed note")
 	}
 	shot("live-ticket.png")
 }

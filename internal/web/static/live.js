@@ -155,6 +155,26 @@
     });
   }
 
+  // counterpart returns a function that finds, in fresh, the element at
+  // el's place in old: the same child indexes below the same nearest id,
+  // so keyboard focus stays where it was when its element is replaced.
+  function counterpart(old, el, fresh) {
+    var path = [];
+    var anchor = el;
+    while (anchor !== old && !anchor.id) {
+      path.unshift(Array.prototype.indexOf.call(anchor.parentElement.children, anchor));
+      anchor = anchor.parentElement;
+    }
+    var id = anchor === old ? null : anchor.id;
+    return function () {
+      var at = id === null ? fresh : fresh.querySelector("#" + CSS.escape(id));
+      for (var i = 0; at && i < path.length; i++) {
+        at = at.children[path[i]];
+      }
+      return at && at.tagName === el.tagName ? at : null;
+    };
+  }
+
   function swap(old, fresh) {
     var keep = inUse(old);
     if (keep === null) {
@@ -173,18 +193,22 @@
     if (active && typeof active.selectionStart === "number") {
       range = [active.selectionStart, active.selectionEnd, active.selectionDirection];
     }
+    var findActive = active && old.contains(active) ? counterpart(old, active, fresh) : null;
     var x = window.scrollX;
     var y = window.scrollY;
     var offsets = scrolled(old);
-    places.forEach(function (place, i) {
-      place.replaceWith(keep[i]);
+    places.forEach(function (p, i) {
+      p.replaceWith(keep[i]);
     });
     old.replaceWith(fresh);
     rescroll(fresh, offsets);
     window.scrollTo(x, y);
+    if (active && !active.isConnected && findActive) {
+      active = findActive(); // a focused link or button that was not carried over: its new version
+    }
     if (active && active.isConnected && document.activeElement !== active) {
       active.focus({ preventScroll: true });
-      if (range) {
+      if (range && typeof active.setSelectionRange === "function") {
         active.setSelectionRange(range[0], range[1], range[2]);
       }
     }
