@@ -119,6 +119,12 @@ func runLiveScenario(t *testing.T, exe, backend string) {
 	tool("move_ticket", map[string]any{"request_id": "live-2", "id": "inbox-7", "status": "doing", "reason": "on it"})
 	run("the agent's ticket moves", 5*time.Second, chromedp.WaitReady(css(`section[aria-labelledby="col-doing"] #card-inbox-7`)))
 	t.Logf("%s: the move showed %v after the call returned", backend, time.Since(start).Round(time.Millisecond))
+	// A card nobody uses shows the agent's change to it: it is replaced,
+	// not kept as it was.
+	tool("update_ticket", map[string]any{"request_id": "live-2b", "id": "inbox-2", "title": "Plan the offsite, booked"})
+	run("the agent's new title shows", 5*time.Second,
+		chromedp.Poll[chromedp.Void](`document.querySelector("#card-inbox-2").textContent.includes("Plan the offsite, booked")`,
+			chromedp.WithPollingInterval(50*time.Millisecond)))
 	// The card the person is using moves with what they typed in it.
 	tool("move_ticket", map[string]any{"request_id": "live-3", "id": "inbox-1", "status": "waiting_human"})
 	run("the card in use moves", 5*time.Second, chromedp.WaitReady(css(`section[aria-labelledby="col-waiting_human"] #card-inbox-1`)))

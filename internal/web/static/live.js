@@ -93,10 +93,21 @@
     if (c.type === "checkbox" || c.type === "radio") {
       return c.checked !== c.defaultChecked;
     }
-    if (c.tagName === "SELECT") {
+    if (c.tagName === "SELECT" && c.multiple) {
       return Array.prototype.some.call(c.options, function (o) {
         return o.selected !== o.defaultSelected;
       });
+    }
+    if (c.tagName === "SELECT") {
+      // A single choice with no option marked selected shows its first
+      // (none, in a list box); with several marked, the last.
+      var shown = c.size > 1 ? -1 : 0;
+      for (var i = 0; i < c.options.length; i++) {
+        if (c.options[i].defaultSelected) {
+          shown = i;
+        }
+      }
+      return c.selectedIndex !== shown;
     }
     return c.value !== c.defaultValue;
   }
