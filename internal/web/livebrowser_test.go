@@ -147,14 +147,24 @@ func runLiveScenario(t *testing.T, exe, backend string) {
 	}
 	shot("live-board.png")
 
-	// A ticket page: the agent's note appears under a half-typed one.
+	// A ticket page: the agent's note appears under a half-typed one, and
+	// the Edit panel, open with nothing typed in it, shows the agent's new
+	// title and stays open.
 	run("open the ticket", 10*time.Second,
 		chromedp.Navigate(e.url+"/tickets/inbox-7"),
 		chromedp.WaitVisible(css(`#note-form textarea`)),
+		chromedp.Click(css(`#edit-ticket summary`)),
 		chromedp.SendKeys(css(`#note-form textarea`), "my own note, not sent yet"),
 	)
 	tool("add_note", map[string]any{"request_id": "live-4", "id": "inbox-7", "body": "Links **checked**."})
 	run("the agent's note appears", 5*time.Second, chromedp.WaitReady(css(`#notes .note strong`)))
+	tool("update_ticket", map[string]any{"request_id": "live-5", "id": "inbox-7", "title": "Check links in the docs and the README"})
+	run("the open Edit panel shows the new title", 5*time.Second,
+		chromedp.Poll[chromedp.Void](`document.querySelector('#edit-ticket input[name="title"]').value === "Check links in the docs and the README"`,
+			chromedp.WithPollingInterval(50*time.Millisecond)))
+	if got := eval(`document.getElementById("edit-ticket").open ? "open" : "closed"`); got != "open" {
+		t.Errorf("the Edit panel after the live update: %s, want open", got)
+	}
 	if got := eval(`document.querySelector("#note-form textarea").value`); got != "my own note, not sent yet" {
 		t.Errorf("the half-typed note after the live update: %q", got)
 	}

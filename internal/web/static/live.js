@@ -6,10 +6,10 @@
 // same on a local server and on Lambda, where no stream can stay open.
 //
 // A refresh replaces the element with its counterpart from the fetched page,
-// except the parts the person is using: an open <details>, a field they
-// typed into or are in. Those are carried over whole, by the nearest id
-// around them, so a half-typed reason or an open form survives, and the
-// scroll position is kept.
+// except the parts the person is using: a field they typed into or are in
+// is carried over whole, by the nearest id around it, so a half-typed
+// reason survives. An open <details> with nothing typed in it is replaced
+// and opened again; focus and the scroll position are kept.
 (function () {
   "use strict";
 
@@ -112,17 +112,28 @@
     return c.value !== c.defaultValue;
   }
 
-  // inUse lists the parts of root to carry over: for each open <details>,
-  // changed field or focused field, the nearest element with an id around
-  // it (outermost when they nest). null: something is in use that no id
-  // inside root isolates, so root is left as it is for now.
-  function inUse(root) {
-    var used = Array.prototype.slice.call(root.querySelectorAll("details[open]"));
-    root.querySelectorAll("input, textarea, select").forEach(function (c) {
-      if (dirty(c) || c === document.activeElement) {
-        used.push(c);
-      }
+  // typing lists the fields in root the person changed or is in.
+  function typing(root) {
+    return Array.prototype.filter.call(root.querySelectorAll("input, textarea, select"), function (c) {
+      return dirty(c) || c === document.activeElement;
     });
+  }
+
+  // opened lists the open <details> in root with nothing typed in them:
+  // they are replaced by their new version, opened again, so an open Edit
+  // panel shows the ticket as it is now.
+  function opened(root) {
+    return Array.prototype.filter.call(root.querySelectorAll("details[open]"), function (d) {
+      return typing(d).length === 0;
+    });
+  }
+
+  // inUse lists the parts of root to carry over: for each field the person
+  // changed or is in, the nearest element with an id around it (outermost
+  // when they nest). null: something is in use that no id inside root
+  // isolates, so root is left as it is for now.
+  function inUse(root) {
+    var used = typing(root);
     var keep = [];
     for (var i = 0; i < used.length; i++) {
       var k = used[i].closest("[id]");
@@ -205,6 +216,7 @@
       range = [active.selectionStart, active.selectionEnd, active.selectionDirection];
     }
     var findActive = active && old.contains(active) ? counterpart(old, active, fresh) : null;
+    var reopen = opened(old).map(function (d) { return counterpart(old, d, fresh); });
     var x = window.scrollX;
     var y = window.scrollY;
     var offsets = scrolled(old);
@@ -212,6 +224,12 @@
       p.replaceWith(keep[i]);
     });
     old.replaceWith(fresh);
+    reopen.forEach(function (find) {
+      var d = find();
+      if (d) {
+        d.open = true;
+      }
+    });
     rescroll(fresh, offsets);
     window.scrollTo(x, y);
     if (active && !active.isConnected && findActive) {
