@@ -4,8 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // TestLiveBoardInBrowser: with a board open, an agent's ticket created and
@@ -172,4 +180,113 @@ func runLiveScenario(t *testing.T, exe, backend string) {
 		t.Errorf("the focus after the live update is not in the half-typed note")
 	}
 	shot("live-ticket.png")
+}
+
+// TestLiveBoardBacksOffAndRestsWhenHidden: while the marker fails, the
+// page waits longer after each failure (2.5 s, then 5, then 10); a hidden
+// tab sends no poll at all, and asks at once when shown again. The store
+// plays no part in this, so SQLite only.
+func TestLiveBoardBacksOffAndRestsWhenHidden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a real browser; skipped with -short")
+	}
+	exe := browserPath(t)
+	e := newEnv(t, testbackends.SQLite, auth.ModeLoopback)
+	agent := mcpClient(t, e.url)
+	target, _ := url.Parse(e.url)
+	forward := httputil.NewSingleHostReverseProxy(target)
+	var (
+		mu      sync.Mutex
+		polls   []time.Time
+		failing atomic.Bool
+	)
+	pollsSince := func(from time.Time) []time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []time.Time
+		for _, at := range polls {
+			if !at.Before(from) {
+				out = append(out, at)
+			}
+		}
+		return out
+	}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/changes") {
+			mu.Lock()
+			polls = append(polls, time.Now())
+			mu.Unlock()
+			if failing.Load() {
+				http.Error(w, "unavailable", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		forward.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox)...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil { // start the browser on a context without a deadline
+		t.Fatal(err)
+	}
+	do := func(what string, within time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, within)
+		defer cancel()
+		if err := chromedp.Do(sctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	// waitPolls waits (a deadline, not a guess) for n polls since from.
+	waitPolls := func(what string, from time.Time, n int, within time.Duration) []time.Time {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			if got := pollsSince(from); len(got) >= n {
+				return got
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d polls within %v, want %d", what, len(pollsSince(from)), within, n)
+			}
+			time.Sleep(50 * time.Millisecond) // the interval of this deadline loop
+		}
+	}
+	do("open the board", 10*time.Second, chromedp.Navigate(front.URL+"/w/inbox"), chromedp.WaitVisible(chromedp.CSS(`#board`)))
+
+	failing.Store(true)
+	failed := waitPolls("failing polls", time.Now(), 3, 30*time.Second)
+	first, second := failed[1].Sub(failed[0]), failed[2].Sub(failed[1])
+	t.Logf("waits after the first and second failure: %v, %v", first.Round(time.Millisecond), second.Round(time.Millisecond))
+	if first < 4*time.Second || second < first*3/2 {
+		t.Errorf("waits after failures %v then %v: want about 5 s, then about twice that", first, second)
+	}
+	failing.Store(false)
+
+	// Hidden: no poll while the agent writes; shown: a poll at once, and the
+	// ticket on the page.
+	do("hide the tab", 5*time.Second, chromedp.Evaluate[chromedp.Void](`
+		Object.defineProperty(document, "hidden", {configurable: true, get: function () { return window.hiddenForTest === true; }});
+		window.hiddenForTest = true;
+		document.dispatchEvent(new Event("visibilitychange"));`))
+	hidden := time.Now()
+	res, err := agent.CallTool(ctx, &mcp.CallToolParams{Name: "create_ticket", Arguments: map[string]any{
+		"request_id": "hidden-1", "workspace": "inbox", "title": "Written while nobody looked"}})
+	if err != nil || res.IsError {
+		t.Fatalf("create_ticket over MCP: %v %+v", err, res)
+	}
+	// An absence has no event to wait for: three poll intervals must pass.
+	time.Sleep(3 * 2500 * time.Millisecond)
+	if n := len(pollsSince(hidden)); n != 0 {
+		t.Errorf("a hidden tab polled %d times in 7.5 s, want none", n)
+	}
+	shown := time.Now()
+	do("show the tab", 5*time.Second, chromedp.Evaluate[chromedp.Void](`
+		window.hiddenForTest = false;
+		document.dispatchEvent(new Event("visibilitychange"));`))
+	waitPolls("the poll when shown", shown, 1, time.Second)
+	do("the ticket written meanwhile", 2*time.Second, chromedp.WaitReady(chromedp.CSS(`#card-inbox-1`)))
 }
