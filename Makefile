@@ -101,6 +101,15 @@ bench-scale:
 	scripts/with-moto.sh $(GO) run ./bench/cmd/scale $(SCALEFLAGS)
 	$(GO) run ./bench/cmd/memory
 
+# The live board's poll (internal/web, BenchmarkLivePoll): store requests
+# per idle open board and ticket page per minute, and the poll's p50, on
+# SQLite and DynamoDB on minidyn; on moto too when
+# LEDGER_TEST_DYNAMODB_ENDPOINT is set (scripts/with-moto.sh make
+# bench-live). Not part of `make test`; figures in docs/benchmarks.md.
+.PHONY: bench-live
+bench-live:
+	$(GO) test -run '^$$' -bench BenchmarkLivePoll -benchtime 2s ./internal/web
+
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap for Lambda (provided.al2023, arm64);
 # `sam build` runs build-McpFunction with ARTIFACTS_DIR set.

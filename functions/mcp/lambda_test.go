@@ -211,6 +211,7 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 	invoke := lamInvoke(fn.Handle)
 	lamSignIn(t, invoke)
 	lambdaPeopleRequests(t, invoke)
+	lambdaLivePoll(t, invoke)
 	lamMakeToken(t, invoke) // the tools below run as the agent
 
 	v := lamLegacy

@@ -42,6 +42,16 @@ func (s *Store) ListEvents(ctx context.Context, workspace string, limit int) ([]
 	return call(ctx, s.get, func(st board.Store) ([]board.Event, error) { return st.ListEvents(ctx, workspace, limit) })
 }
 
+// WorkspaceMarker is board.Store's, answered once the store is open.
+func (s *Store) WorkspaceMarker(ctx context.Context, slug string, readable []board.AIPolicy) (string, error) {
+	return call(ctx, s.get, func(st board.Store) (string, error) { return st.WorkspaceMarker(ctx, slug, readable) })
+}
+
+// TicketMarker is board.Store's, answered once the store is open.
+func (s *Store) TicketMarker(ctx context.Context, id string, readable []board.AIPolicy) (int64, error) {
+	return call(ctx, s.get, func(st board.Store) (int64, error) { return st.TicketMarker(ctx, id, readable) })
+}
+
 // GetRequest is board.Store's, answered once the store is open.
 func (s *Store) GetRequest(ctx context.Context, key ledger.Key, now time.Time) (ledger.Record, error) {
 	return call(ctx, s.get, func(st board.Store) (ledger.Record, error) { return st.GetRequest(ctx, key, now) })

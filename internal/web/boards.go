@@ -72,6 +72,7 @@ type boardData struct {
 	Columns []column
 	Owners  []string
 	Here    string // this page's URL, where forms return
+	Live    string // the change marker the page was rendered at (live.go)
 }
 
 func (s *Server) boardPage(w http.ResponseWriter, r *http.Request) {
@@ -85,12 +86,15 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 	q := r.URL.Query()
 	f := filter{Status: board.Status(q.Get("status")), Owner: strings.TrimSpace(q.Get("owner")), Tag: strings.TrimSpace(q.Get("tag")),
 		Query: strings.TrimSpace(q.Get("q")), Cursor: q.Get("cursor")}
+	live := liveMarker(func() (board.Changes, error) {
+		return s.cfg.Service.WorkspaceChanges(ctx, board.WorkspaceInput{Workspace: slug})
+	})
 	sum, err := s.cfg.Service.GetWorkspaceSummary(ctx, board.WorkspaceInput{Workspace: slug})
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	d := boardData{Workspace: sum.Workspace, Filter: f, Filtered: f.any(), Here: "/w/" + slug}
+	d := boardData{Workspace: sum.Workspace, Filter: f, Filtered: f.any(), Here: "/w/" + slug, Live: live}
 	if r.URL.RawQuery != "" {
 		d.Here += "?" + r.URL.RawQuery
 	}
@@ -151,6 +155,10 @@ type ticketData struct {
 	// Older pages of notes or history are shown instead of the newest
 	// when the page is asked for them (?notes=<cursor>, ?history=<cursor>).
 	OlderNotes, OlderHistory bool
+	Live                     string // the change marker the page was rendered at (live.go)
+	// Here is the page live.js fetches again on a change: this URL for a
+	// GET, the ticket's page when a refused form rendered it.
+	Here string
 }
 
 func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
@@ -158,12 +166,18 @@ func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, status int, errMsg string) {
+	live := liveMarker(func() (board.Changes, error) {
+		return s.cfg.Service.TicketChanges(r.Context(), board.TicketIDInput{ID: id})
+	})
 	d, err := s.cfg.Service.GetTicket(r.Context(), board.TicketIDInput{ID: id})
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	td := ticketData{Detail: d, Owners: s.ownerChoices(r)}
+	td := ticketData{Detail: d, Owners: s.ownerChoices(r), Live: live, Here: "/tickets/" + id}
+	if r.Method == http.MethodGet {
+		td.Here = r.URL.RequestURI()
+	}
 	// get_ticket carries the newest notes and events; older ones come a
 	// page at a time through the cursors it gives.
 	if c := r.URL.Query().Get("notes"); c != "" {
