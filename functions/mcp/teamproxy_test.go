@@ -3,9 +3,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -72,7 +74,9 @@ func TestTeamBehindCaddy(t *testing.T) {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	// Closed after the exit is reported: any later receive (stopProcess
+	// after a failure that read the exit) returns at once.
+	go func() { exited <- cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { stopProcess(t, cmd, exited) })
 	waitHealthy(t, public, exited, &out)
 	checkPublicDiscovery(t, public)
@@ -309,4 +313,76 @@ func stopProcess(t *testing.T, cmd *exec.Cmd, exited <-chan error) {
 		<-exited
 		t.Error("the proxy did not stop within 10 s of SIGINT; killed it")
 	}
+}
+
+// The binary itself applies the listen rules before it opens anything:
+// off loopback, loopback mode and plain-HTTP required mode stop with the
+// reason (exit 1); required mode with an https public URL serves.
+func TestTeamServerListenRulesInTheBinary(t *testing.T) {
+	bin := buildServer(t)
+	base := []string{"LEDGER_DATA=" + t.TempDir(), "LEDGER_STORE=sqlite", "LEDGER_ADDR=0.0.0.0:0"}
+	for _, c := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"loopback mode", []string{"LEDGER_AUTH=loopback"}, "is not a loopback address"},
+		{"required mode, plain HTTP", []string{"LEDGER_AUTH=required", "LEDGER_BASE_URL=http://board.example.com"}, "would cross the network in clear"},
+		{"a bad proxy list", []string{"LEDGER_AUTH=required", "LEDGER_BASE_URL=https://board.example.com", "LEDGER_TRUSTED_PROXIES=10.0.0.0/33"}, "not a CIDR"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, bin)
+		cmd.Env = append(append(withoutLedgerEnv(), base...), c.env...)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s off loopback: %v\n%s\nwant exit 1 saying %q", c.name, err, out, c.want)
+		}
+	}
+
+	cmd := exec.Command(bin)
+	cmd.Env = append(append(withoutLedgerEnv(), base...), "LEDGER_AUTH=required", "LEDGER_BASE_URL=https://board.example.com")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	listening := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listeningLine.FindStringSubmatch(sc.Text()); m != nil {
+				listening <- m[1]
+			}
+		}
+		exited <- cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() { stopProcess(t, cmd, exited) })
+	select {
+	case addr := <-listening:
+		if !strings.HasPrefix(addr, "http://[::]:") && !strings.HasPrefix(addr, "http://0.0.0.0:") {
+			t.Errorf("listening on %s, want every address", addr)
+		}
+	case err := <-exited:
+		t.Fatalf("required mode on 0.0.0.0 behind https stopped: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("required mode on 0.0.0.0 behind https did not say it listens within a minute")
+	}
+}
+
+// withoutLedgerEnv is this process's environment less the settings the
+// binary reads, so the test's own environment cannot change its outcome.
+func withoutLedgerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LEDGER_") && !strings.HasPrefix(kv, "DYNAMODB_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
