@@ -153,6 +153,9 @@ func (b *browser) signIn(handle, password string) {
 	}
 }
 
+// confirm is the field a confirmation page adds to a destructive form.
+var confirm = url.Values{"confirm": {"yes"}}
+
 var requestIDField = regexp.MustCompile(`name="request_id" value="([^"]+)"`)
 
 // formRequestID is the request_id of the first form on a page whose action
