@@ -148,6 +148,8 @@ func dragAndDrop(t *testing.T, s *session) {
 		t.Errorf("Doing's count after the drop: %q, want 1", got)
 	}
 
+	s.shot("board-drop-reason.png")
+
 	// The reason afterwards: typed, sent with Enter, kept as one note.
 	sentBefore, doneBefore = s.postsSent.Load(), s.e.postsDone.Load()
 	s.run("give a reason",
@@ -163,7 +165,6 @@ func dragAndDrop(t *testing.T, s *session) {
 	if got := eval[string](s, "the announcement", `document.getElementById('dnd-status').textContent`); !strings.Contains(got, "Reason saved") {
 		t.Errorf("the status region says %q after the reason", got)
 	}
-	s.shot("board-after-drop.png")
 }
 
 // keyboardMove moves inbox-3 with the keyboard alone: open its Move form
