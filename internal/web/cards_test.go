@@ -14,8 +14,10 @@ import (
 // A card says who made the ticket (an AI badge with the agent's name), its
 // owner, priority, how its due date stands against today, and links each
 // tag to the board filtered by it.
-func TestCardContent(t *testing.T) {
-	e := newEnv(t, "sqlite", auth.ModeLoopback)
+func TestCardContent(t *testing.T) { eachStore(t, checkCardContent) }
+
+func checkCardContent(t *testing.T, backend string) {
+	e := newEnv(t, backend, auth.ModeLoopback)
 	b := e.browser()
 	day := func(offset int) string { return time.Now().UTC().AddDate(0, 0, offset).Format(time.DateOnly) }
 	agent := board.WithPrincipal(t.Context(), board.Principal{Author: "ai:claude", OnBehalfOf: "human:alice"})
@@ -37,7 +39,7 @@ func TestCardContent(t *testing.T) {
 	}
 	agentCard, personCard := card("inbox-1"), card("inbox-2")
 	for _, want := range []string{
-		`<abbr class="ai-badge" title="created by an AI agent">AI</abbr> claude`,
+		`<abbr class="ai-badge" title="created by an AI agent">AI</abbr> claude for alice</span>`,
 		`→ human:alice`,
 		`urgent<span class="sr"> priority</span>`,
 		`class="due overdue" datetime="` + day(-3) + `" title="due ` + day(-3) + `">overdue by 3 days</time>`,
