@@ -1,10 +1,12 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -62,10 +64,9 @@ func TestBrowserAxe(t *testing.T) {
 	e.addPerson("alice", board.RoleAdmin)
 	seedBoard(t, e)
 	s := startSession(t, exe, e, "sqlite")
-	check := func(scheme, name, path, ready string) {
+	// audit checks the page the browser shows.
+	audit := func(scheme, name, path string) {
 		t.Helper()
-		s.colorScheme(scheme)
-		s.run(name, chromedp.Navigate(e.url+path), chromedp.WaitVisible(chromedp.CSS(ready)))
 		if eval[string](s, "axe on "+name, `typeof axe`) == "undefined" {
 			eval[bool](s, "inject axe", axe+";true")
 		}
@@ -80,6 +81,12 @@ func TestBrowserAxe(t *testing.T) {
 		for _, v := range found.Violations {
 			t.Errorf("%s (%s), %s: %s %s: %s\n  %s", name, path, scheme, v.Impact, v.ID, v.Help, strings.Join(v.Nodes, "\n  "))
 		}
+	}
+	check := func(scheme, name, path, ready string) {
+		t.Helper()
+		s.colorScheme(scheme)
+		s.run(name, chromedp.Navigate(e.url+path), chromedp.WaitVisible(chromedp.CSS(ready)))
+		audit(scheme, name, path)
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		check(scheme, "sign-in", "/signin", `input[name="password"]`)
@@ -100,4 +107,43 @@ func TestBrowserAxe(t *testing.T) {
 			check(scheme, p.name, p.path, p.ready)
 		}
 	}
+
+	// The pages a write leads to: a new token with its copy button (which
+	// its script shows, and which says what it did), and the confirmation
+	// asked before revoking it.
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	s.colorScheme("light")
+	s.run("make a token", chromedp.Navigate(e.url+"/tokens"), chromedp.WaitVisible(css(`input[name="agent"]`)),
+		chromedp.SendKeys(css(`input[name="agent"]`), "claude"),
+		chromedp.Click(css(`form[action="/tokens"] button`)),
+		chromedp.WaitVisible(css(`button[data-copy="new-token"]`)),
+		chromedp.Click(css(`button[data-copy="new-token"]`)))
+	copied := eval[string](s, "the copy button's message", `document.getElementById('token-copied').textContent`)
+	if copied == "" {
+		// The clipboard answers asynchronously: wait for its message.
+		copied = pollText(s, `document.getElementById('token-copied').textContent`)
+	}
+	if copied != "Copied." && !strings.HasPrefix(copied, "Selected") {
+		t.Errorf("the copy button says %q", copied)
+	}
+	s.shot("token-copied.png")
+	for _, scheme := range []string{"light", "dark"} {
+		s.colorScheme(scheme)
+		s.run("ask to revoke", chromedp.Navigate(e.url+"/tokens"), chromedp.WaitVisible(css(`form[action$="/revoke"] button.danger`)),
+			chromedp.Click(css(`form[action$="/revoke"] button.danger`)), chromedp.WaitVisible(css(`#confirm-action`)))
+		audit(scheme, "revoke confirmation", "/tokens/…/revoke")
+	}
+	s.shot("revoke-confirm.png")
+}
+
+// pollText waits up to 10 s for a script's text to be non-empty.
+func pollText(s *session, script string) string {
+	s.t.Helper()
+	sctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(sctx, chromedp.Poll[string](`(`+script+`) || false`, chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil {
+		s.t.Fatalf("waiting for %s: %v", script, err)
+	}
+	return v
 }
