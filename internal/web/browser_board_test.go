@@ -35,7 +35,7 @@ func TestBrowserBoard(t *testing.T) {
 		s.signIn("alice")
 		dragAndDrop(t, s)
 		keyboardMove(t, s)
-		photographBoard(s)
+		photographBoard(t, s)
 	})
 }
 
@@ -193,14 +193,37 @@ func keyboardMove(t *testing.T, s *session) {
 }
 
 // photographBoard takes the board in light and dark mode, a ticket in dark
-// mode, and the board on a phone (390 × 844) in both.
-func photographBoard(s *session) {
+// mode, and the board on a phone (390 × 844) in both, and checks what the
+// pictures should show: the dark scheme applied, filters shown on a laptop
+// and folded on a phone, a phone board that snaps column by column, and no
+// page wider than its screen.
+func photographBoard(t *testing.T, s *session) {
 	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	layout := func(what string) map[string]string {
+		return eval[map[string]string](s, what, `(() => ({
+			width: String(document.documentElement.scrollWidth),
+			background: getComputedStyle(document.body).backgroundColor,
+			filters: String(document.querySelector('form.filters') ? document.querySelector('form.filters').checkVisibility() : 'none'),
+			snap: document.getElementById('board') ? getComputedStyle(document.getElementById('board')).scrollSnapType : '',
+			tables: String([...document.querySelectorAll('.table-wrap')].every(w => getComputedStyle(w).overflowX === 'auto')),
+		}))()`)
+	}
+	want := func(what string, got map[string]string, key, value string) {
+		t.Helper()
+		if got[key] != value {
+			t.Errorf("%s: %s is %q, want %q", what, key, got[key], value)
+		}
+	}
 	s.run("the board", chromedp.Navigate(s.e.url+"/w/inbox"), chromedp.WaitVisible(css(`#board`)))
 	s.shot("board-cards.png")
+	l := layout("the board")
+	want("the board", l, "width", "1280")
+	want("the board", l, "background", "rgb(246, 247, 249)")
+	want("the board", l, "filters", "true")
 	s.colorScheme("dark")
 	s.run("the board in the dark", chromedp.Navigate(s.e.url+"/w/inbox"), chromedp.WaitVisible(css(`#board`)))
 	s.shot("board-dark.png")
+	want("the dark board", layout("the dark board"), "background", "rgb(20, 23, 29)")
 	s.run("a ticket in the dark", chromedp.Navigate(s.e.url+"/tickets/inbox-1"), chromedp.WaitVisible(css(`#notes-h`)))
 	s.shot("ticket-dark.png")
 	s.run("phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.e.url+"/w/inbox"), chromedp.WaitVisible(css(`#board`)))
@@ -208,7 +231,14 @@ func photographBoard(s *session) {
 	s.colorScheme("light")
 	s.run("phone, light", chromedp.Navigate(s.e.url+"/w/inbox"), chromedp.WaitVisible(css(`#board`)))
 	s.shot("board-phone-cards.png")
+	l = layout("the phone board")
+	want("the phone board", l, "width", "390")
+	want("the phone board", l, "filters", "false")
+	want("the phone board", l, "snap", "x mandatory")
 	s.run("ticket on a phone", chromedp.Navigate(s.e.url+"/tickets/inbox-1"), chromedp.WaitVisible(css(`#history-h`)))
 	s.shot("ticket-phone.png")
+	l = layout("the phone ticket")
+	want("the phone ticket", l, "width", "390")
+	want("the phone ticket", l, "tables", "true")
 	s.run("laptop", chromedp.EmulateViewport(1280, 900))
 }
