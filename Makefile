@@ -29,12 +29,13 @@ vet:
 # LEDGER_TEST_STORE=dynamodb. LEDGER_TEST_REQUIRE_MOTO=1 makes a moto
 # variant that finds no endpoint fail instead of skipping. The browser test
 # (internal/web) needs Debian's chromium-headless-shell: here it fails when
-# the browser is missing (.ci/run installs it). The state machine test
+# the browser is missing (.ci/run installs it), or axe-core (test-tools). The state machine test
 # (internal/sfn) starts its own moto with the Step Functions interpreter
 # (scripts/moto-stepfunctions.py); here it must run. The team server's test
 # through a real reverse proxy (functions/mcp) needs Debian's caddy: here it
 # fails when caddy is missing (.ci/run installs it).
 go-test:
+	bash test-tools/install.sh # axe-core, which the board's accessibility check (TestBrowserAxe) injects
 	LEDGER_TEST_REQUIRE_MOTO=1 LEDGER_REQUIRE_BROWSER=1 LEDGER_REQUIRE_SFN_TESTS=1 LEDGER_REQUIRE_CADDY=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 -timeout 30m ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m ./internal/mcpserver'
 
 # Every DynamoDB test variant against any DynamoDB-compatible endpoint, such

@@ -82,7 +82,8 @@ func lamRevokeToken(t *testing.T, invoke lamInvoke) {
 	}
 	token := lamToken
 	lamToken = ""
-	r := lamSend(t, invoke, lamForm("/tokens/"+m[1]+"/revoke", url.Values{}))
+	// confirm=yes: the confirmation page's form (a bare post only asks).
+	r := lamSend(t, invoke, lamForm("/tokens/"+m[1]+"/revoke", url.Values{"confirm": {"yes"}}))
 	lamToken = token
 	if r.HTTP.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke: HTTP %d %q", r.HTTP.StatusCode, r.HTTP.Body)

@@ -88,6 +88,14 @@ func TestOnBehalfOfIsRecordedAndScopesTheLedger(t *testing.T) {
 	if n := d.Notes[0]; n.Author != "ai:claude" {
 		t.Fatalf("note %+v", n)
 	}
+	// The ticket itself keeps whom it was created for; the local agent's
+	// was created for nobody.
+	if d.Ticket.CreatedBy != "ai:claude" || d.Ticket.CreatedFor != "human:alice" {
+		t.Fatalf("ticket created by %q for %q, want ai:claude for human:alice", d.Ticket.CreatedBy, d.Ticket.CreatedFor)
+	}
+	if c, err := svc.GetTicket(local, board.TicketIDInput{ID: "inbox-3"}); err != nil || c.Ticket.CreatedBy != "ai:claude" || c.Ticket.CreatedFor != "" {
+		t.Fatalf("the local agent's ticket: %+v, %v; want created by ai:claude for nobody", c.Ticket, err)
+	}
 }
 
 // Workspace settings and ai_policy: admins only; creating: people only;

@@ -69,18 +69,22 @@ type Link struct {
 
 // Ticket is one unit of work on the board.
 type Ticket struct {
-	ID          string     `json:"id"`
-	Workspace   string     `json:"workspace"`
-	Number      int64      `json:"-"` // the n of <workspace>-<n>; stores sort and page by it
-	Title       string     `json:"title"`
-	Body        string     `json:"body"`
-	Status      Status     `json:"status"`
-	Priority    Priority   `json:"priority"`
-	Owner       *string    `json:"owner"`
-	Due         *string    `json:"due"`
-	Tags        []string   `json:"tags"`
-	Links       []Link     `json:"links"`
-	CreatedBy   string     `json:"created_by"`
+	ID        string   `json:"id"`
+	Workspace string   `json:"workspace"`
+	Number    int64    `json:"-"` // the n of <workspace>-<n>; stores sort and page by it
+	Title     string   `json:"title"`
+	Body      string   `json:"body"`
+	Status    Status   `json:"status"`
+	Priority  Priority `json:"priority"`
+	Owner     *string  `json:"owner"`
+	Due       *string  `json:"due"`
+	Tags      []string `json:"tags"`
+	Links     []Link   `json:"links"`
+	CreatedBy string   `json:"created_by"`
+	// CreatedFor is the person an agent created the ticket for
+	// ("human:<handle>"), empty when its author acted for nobody: the
+	// board shows "for alice" on such a ticket's card.
+	CreatedFor  string     `json:"created_for,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
 	UpdatedAt   time.Time  `json:"updated_at"`
 	CompletedAt *time.Time `json:"completed_at"`

@@ -18,6 +18,7 @@ import (
 // migrations[i] moves a file from version i to i+1.
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateBoundedReads,
+	migrateCreatedFor,
 }
 
 // schemaVersion is the version this code reads and writes.
@@ -241,4 +242,12 @@ func (s *Store) addPeopleColumns(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// migrateCreatedFor (1 → 2) keeps whom an agent created a ticket for, so a
+// card can say "for alice" without reading the ticket's history. Tickets
+// created before it have none recorded (their creation event still has it).
+func migrateCreatedFor(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `ALTER TABLE tickets ADD COLUMN created_for TEXT NOT NULL DEFAULT ''`)
+	return err
 }

@@ -13,7 +13,7 @@ import (
 )
 
 const ticketColumns = `id, workspace, number, title, body, status, priority, owner, due, tags, links,
-	created_by, created_at, updated_at, completed_at, url, version`
+	created_by, created_at, updated_at, completed_at, url, version, created_for`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -23,7 +23,7 @@ func scanTicket(row scanner, extra ...any) (board.Ticket, error) {
 	var owner, due, completed sql.NullString
 	var tags, links, created, updated string
 	dest := []any{&t.ID, &t.Workspace, &t.Number, &t.Title, &t.Body, &t.Status, &t.Priority, &owner, &due,
-		&tags, &links, &t.CreatedBy, &created, &updated, &completed, &t.URL, &t.Version}
+		&tags, &links, &t.CreatedBy, &created, &updated, &completed, &t.URL, &t.Version, &t.CreatedFor}
 	err := row.Scan(append(dest, extra...)...)
 	if err != nil {
 		return t, err
@@ -63,7 +63,7 @@ func ticketArgs(t board.Ticket) ([]any, error) {
 	// The order of ticketColumns.
 	return []any{t.ID, t.Workspace, t.Number, t.Title, t.Body, string(t.Status), string(t.Priority),
 		nullString(t.Owner), nullString(t.Due), tags, links, t.CreatedBy,
-		formatTime(t.CreatedAt), formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.URL, t.Version}, nil
+		formatTime(t.CreatedAt), formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.URL, t.Version, t.CreatedFor}, nil
 }
 
 // jsonList is a list column's JSON; most tickets have no tags or links.
@@ -196,7 +196,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			return err
 		}
 		if _, err := dbtx.ExecContext(ctx, `INSERT INTO tickets (`+ticketColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
 			return err
 		}
 		if err := insertEvent(ctx, dbtx, plan.Event); err != nil {

@@ -95,8 +95,8 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 		return
 	}
 	d := boardData{Workspace: sum.Workspace, Filter: f, Filtered: f.any(), Here: "/w/" + slug, Live: live}
-	if r.URL.RawQuery != "" {
-		d.Here += "?" + r.URL.RawQuery
+	if rest := withoutFlash(r.URL.Query()); rest != "" {
+		d.Here += "?" + rest
 	}
 	statuses := board.Statuses
 	limit := columnLimit
@@ -240,7 +240,7 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 		s.showSettings(w, r, statusOf(err), message(err))
 		return
 	}
-	seeOther(w, r, "/w/"+in.Workspace)
+	seeOther(w, r, withFlash("/w/"+in.Workspace, "saved"))
 }
 
 // noTickets says whether the columns hold no ticket and no link to more.

@@ -16,6 +16,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
 )
@@ -34,6 +35,9 @@ type env struct {
 	clock    *testbackends.Clock
 	url      string // the server
 	mode     auth.Mode
+	// agents serves Connected agents (OAuth) on servers started after it
+	// is set, for tests that visit that page.
+	agents bool
 	// postsDone counts the POSTs the servers finished answering, so a
 	// test can wait until every POST a browser sent has been handled.
 	postsDone atomic.Int64
@@ -78,7 +82,11 @@ func (e *env) serveMode(store board.Store, mode auth.Mode) string {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: e.accounts, Resolver: resolver, BaseURL: ts.URL}))
+	cfg := web.Config{Service: svc, Accounts: e.accounts, Resolver: resolver, BaseURL: ts.URL}
+	if e.agents {
+		cfg.OAuth = oauth.New(oauth.Config{Store: store, Accounts: e.accounts, Issuer: ts.URL, Now: e.clock.Now})
+	}
+	mux.Handle("/", web.New(cfg))
 	e.t.Cleanup(ts.Close)
 	if e.url == "" {
 		e.url = ts.URL
@@ -152,6 +160,9 @@ func (b *browser) signIn(handle, password string) {
 		b.e.t.Fatalf("sign-in as %s: %d %s", handle, r.status, r.body)
 	}
 }
+
+// confirm is the field a confirmation page adds to a destructive form.
+var confirm = url.Values{"confirm": {"yes"}}
 
 var requestIDField = regexp.MustCompile(`name="request_id" value="([^"]+)"`)
 

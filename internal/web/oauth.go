@@ -122,5 +122,5 @@ func (s *Server) revokeAgent(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	seeOther(w, r, "/agents")
+	seeOther(w, r, withFlash("/agents", "disconnected"))
 }

@@ -78,11 +78,23 @@ func (s *Server) invitePerson(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) setDisabled(disabled bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := s.cfg.Accounts.SetDisabled(r.Context(), r.PathValue("handle"), disabled); err != nil {
+		handle := r.PathValue("handle")
+		// Disabling signs a person out everywhere: confirmed first.
+		// Enabling undoes nothing anyone would regret.
+		if disabled && !s.confirmed(w, r, confirmData{Question: "Disable " + handle + "?",
+			Effect: handle + " is signed out everywhere at once, and their tokens and connected agents stop working. Enabling them again later revives none of their sessions.",
+			Action: "/people/" + handle + "/disable", Button: "Disable " + handle, Cancel: "/people"}) {
+			return
+		}
+		if err := s.cfg.Accounts.SetDisabled(r.Context(), handle, disabled); err != nil {
 			s.showPeople(w, r, statusOf(err), message(err), "", "")
 			return
 		}
-		seeOther(w, r, "/people")
+		key := "enabled"
+		if disabled {
+			key = "disabled"
+		}
+		seeOther(w, r, withFlash("/people", key))
 	}
 }
 
@@ -91,5 +103,5 @@ func (s *Server) revokeInvitation(w http.ResponseWriter, r *http.Request) {
 		s.showPeople(w, r, statusOf(err), message(err), "", "")
 		return
 	}
-	seeOther(w, r, "/people")
+	seeOther(w, r, withFlash("/people", "invitation-revoked"))
 }

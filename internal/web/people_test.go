@@ -119,13 +119,23 @@ func TestPeopleAndInvitations(t *testing.T) {
 		}
 
 		// Disable and enable; an admin cannot disable themselves.
-		if r := admin.post("/people/mia/disable", nil); r.status != http.StatusSeeOther {
-			t.Fatalf("disable: %d", r.status)
+		// The table's button asks first; only the confirmed form disables.
+		if r := admin.post("/people/mia/disable", nil); r.status != http.StatusOK || !strings.Contains(r.body, `id="confirm-action"`) {
+			t.Fatalf("disable without confirmation: %d, want the confirmation page", r.status)
+		}
+		if r := member.get("/"); r.status != http.StatusOK {
+			t.Fatalf("an unconfirmed disable signed the member out: %d", r.status)
+		}
+		if r := admin.post("/people/mia/disable", confirm); r.status != http.StatusSeeOther || r.header.Get("Location") != "/people?done=disabled" {
+			t.Fatalf("disable: %d to %q", r.status, r.header.Get("Location"))
+		}
+		if page := admin.get("/people?done=disabled").body; !strings.Contains(page, `<div class="notice" role="status">Disabled`) {
+			t.Fatal("no message after disabling")
 		}
 		if r := member.get("/"); r.status != http.StatusSeeOther {
 			t.Fatalf("a disabled member's page: %d", r.status)
 		}
-		if r := admin.post("/people/root/disable", nil); r.status != http.StatusBadRequest {
+		if r := admin.post("/people/root/disable", confirm); r.status != http.StatusBadRequest {
 			t.Fatalf("an admin disables themselves: %d", r.status)
 		}
 		admin.post("/people/mia/enable", nil)

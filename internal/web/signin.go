@@ -75,7 +75,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.clearSessionCookie(w)
-	seeOther(w, r, "/signin")
+	seeOther(w, r, withFlash("/signin", "signed-out"))
 }
 
 type inviteData struct {

@@ -22,6 +22,14 @@ const (
 	HTMXSHA256  = "d6fdc75f204e6bdefa99b69bf1e6d4ac69b8a364f77929f45c13476b4000f717"
 )
 
+// SortableVersion and SortableSHA256 pin the vendored SortableJS, which the
+// board's drag and drop uses (scripts/vendor-sortable.sh checks the npm
+// tarball's integrity; TestVendoredSortable checks this file).
+const (
+	SortableVersion = "1.15.7"
+	SortableSHA256  = "bf4241bc73fef7f11c59a283a69fe8051cdd31c6d8ff5a2b9ba219e7831fcf76"
+)
+
 // assets are the static files with a content hash in their URL
 // (/static/<hash>/<name>), so they can be cached for a year: a new build
 // with other content has other URLs. Hashed on first use, not at start.

@@ -24,7 +24,7 @@ var templateFS embed.FS
 var pages = sync.OnceValues(parsePages)
 
 func parsePages() (map[string]*template.Template, error) {
-	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	layout, err := template.New("layout.html").Funcs(funcs).Funcs(cardFuncs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +179,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		return
 	}
 	p.Me = board.PrincipalFrom(r.Context())
+	if p.Notice == "" {
+		p.Notice = flashFor(r.URL)
+	}
 	p.SignIn = s.cfg.Resolver.Mode() != "loopback"
 	p.OAuth = s.cfg.OAuth != nil
 	var buf bytes.Buffer

@@ -112,7 +112,7 @@ func (s *Server) editTicket(w http.ResponseWriter, r *http.Request) {
 		s.showTicket(w, r, id, statusOf(err), message(err))
 		return
 	}
-	seeOther(w, r, "/tickets/"+id)
+	seeOther(w, r, withFlash("/tickets/"+id, "saved"))
 }
 
 // moveTicket is the move form of the ticket page and of each board card.

@@ -54,10 +54,18 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 	s.showTokens(w, r, http.StatusOK, "", made)
 }
 
+// revokeToken revokes one of the person's tokens, once confirmed: whatever
+// uses it stops working at its next call, for good.
 func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !s.confirmed(w, r, confirmData{Question: "Revoke token " + id + "?",
+		Effect: "Whatever uses this token (Claude Code, a script) is refused from its next call on. A revoked token cannot be used again; make a new one if you need one.",
+		Action: "/tokens/" + id + "/revoke", Button: "Revoke the token", Cancel: "/tokens"}) {
+		return
+	}
 	if _, err := s.cfg.Accounts.RevokeToken(r.Context(), r.PathValue("id")); err != nil {
 		s.showTokens(w, r, statusOf(err), message(err), auth.CreatedToken{})
 		return
 	}
-	seeOther(w, r, "/tokens")
+	seeOther(w, r, withFlash("/tokens", "revoked"))
 }

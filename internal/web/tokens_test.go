@@ -88,14 +88,21 @@ func TestMyTokens(t *testing.T) {
 		if strings.Contains(ned.get("/tokens").body, id) {
 			t.Fatal("ned sees mia's token")
 		}
-		if r := ned.post("/tokens/"+id+"/revoke", nil); r.status != http.StatusNotFound {
+		if r := ned.post("/tokens/"+id+"/revoke", confirm); r.status != http.StatusNotFound {
 			t.Fatalf("ned revokes mia's token: %d", r.status)
 		}
 		if e.mcpStatus(tok) != http.StatusOK {
 			t.Fatal("ned's attempt stopped mia's token")
 		}
-		if r := mia.post("/tokens/"+id+"/revoke", nil); r.status != http.StatusSeeOther {
-			t.Fatalf("revoke: %d", r.status)
+		// Revoke asks first: the unconfirmed post changes nothing.
+		if r := mia.post("/tokens/"+id+"/revoke", nil); r.status != http.StatusOK || !strings.Contains(r.body, `id="confirm-action"`) {
+			t.Fatalf("revoke without confirmation: %d, want the confirmation page", r.status)
+		}
+		if e.mcpStatus(tok) != http.StatusOK {
+			t.Fatal("an unconfirmed revoke stopped the token")
+		}
+		if r := mia.post("/tokens/"+id+"/revoke", confirm); r.status != http.StatusSeeOther || r.header.Get("Location") != "/tokens?done=revoked" {
+			t.Fatalf("revoke: %d to %q", r.status, r.header.Get("Location"))
 		}
 		if e.mcpStatus(tok) != http.StatusUnauthorized {
 			t.Fatal("the revoked token still works")

@@ -198,6 +198,9 @@
   }
 
   function swap(old, fresh) {
+    if (old.querySelector(".sortable-chosen")) {
+      return; // a card is being dragged: the next poll after the drop brings the change
+    }
     var keep = inUse(old);
     if (keep === null) {
       return;
@@ -243,6 +246,9 @@
     }
     if (window.htmx) {
       window.htmx.process(fresh); // boosted links and forms in the new part
+      // and what sets up new content on htmx's load (drag and drop, copy
+      // buttons, local times) sets up this part too
+      window.htmx.trigger(fresh, "htmx:load", { elt: fresh });
     }
   }
 
