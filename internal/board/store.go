@@ -80,6 +80,7 @@ type Store interface {
 
 	PolicyReader // policyreader.go
 	Pinger       // pinger.go
+	FeedReader   // feedstore.go
 
 	Close() error
 

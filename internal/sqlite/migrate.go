@@ -18,6 +18,7 @@ import (
 // migrations[i] moves a file from version i to i+1.
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateBoundedReads,
+	migrateEventFilters,
 }
 
 // schemaVersion is the version this code reads and writes.

@@ -86,6 +86,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"BoundedListing", boundedListTests()},
 		{"Summary", summaryTests()},
 		{"ListEvents", listEventsTests()},
+		{"Feed", feedTests()},
 		{"Lease", leaseTests()},
 		{"Concurrency", concurrencyTests()},
 		{"LargeValues", largeValueTests()},
