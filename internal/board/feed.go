@@ -35,7 +35,7 @@ func (s *Service) ListActivity(ctx context.Context, in ListActivityInput) (Activ
 		return ActivityList{}, err
 	}
 	q := FeedQuery{Workspace: in.Workspace, Readable: readablePolicies(PrincipalFrom(ctx)), Since: since,
-		Author: in.Author, Type: in.Kind, Limit: in.Limit, MaxScan: DefaultScan}
+		Author: in.By, Type: in.Kind, Limit: in.Limit, MaxScan: DefaultScan}
 	filter := feedFilter(in)
 	if in.Cursor != "" {
 		if q.Before, err = decodeFeedCursor(in.Cursor, filter); err != nil {
@@ -82,7 +82,7 @@ type feedCursor struct {
 }
 
 func feedFilter(in ListActivityInput) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "feed\x00%s\x00%s\x00%s\x00%s", in.Workspace, in.Since, in.Author, in.Kind))
+	sum := sha256.Sum256(fmt.Appendf(nil, "feed\x00%s\x00%s\x00%s\x00%s", in.Workspace, in.Since, in.By, in.Kind))
 	return base64.RawURLEncoding.EncodeToString(sum[:8])
 }
 
@@ -102,7 +102,7 @@ func decodeFeedCursor(s, filter string) (*Position, error) {
 		return nil, invalid("cursor is not one this server issued; pass next_cursor from the previous %s answer unchanged, or omit it to start from the newest", toolListActivity)
 	}
 	if c.Filter != filter {
-		return nil, invalid("cursor was issued for other filters; repeat the same workspace, since, author and kind, or omit cursor to start from the newest")
+		return nil, invalid("cursor was issued for other filters; repeat the same workspace, since, by and kind, or omit cursor to start from the newest")
 	}
 	return &Position{At: c.At, ID: c.ID}, nil
 }

@@ -10,25 +10,25 @@ import (
 type ListActivityInput struct {
 	Workspace string `json:"workspace,omitempty" jsonschema:"workspace slug, e.g. inbox; omit for every workspace you may see"`
 	Since     string `json:"since,omitempty" jsonschema:"only events after this time (RFC 3339, e.g. 2026-12-01T09:00:00Z); pass latest from your previous answer to see only what changed since"`
-	Author    string `json:"author,omitempty" jsonschema:"only events by this author (human:<handle>, ai:<name>, human)"`
+	By        string `json:"by,omitempty" jsonschema:"only events written by this author, as events show it (human:<handle>, ai:<name>, human)"`
 	Kind      string `json:"kind,omitempty" jsonschema:"only events of this kind: ticket.created, ticket.updated, ticket.moved, note.added or workspace.updated"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`
-	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same workspace, since, author and kind; omit to start from the newest"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same workspace, since, by and kind; omit to start from the newest"`
 }
 
 // FeedInput is ListActivityInput without a workspace: the feed of every
 // workspace the caller may see (GET /api/v1/events).
 type FeedInput struct {
 	Since  string `json:"since,omitempty" jsonschema:"only events after this time (RFC 3339, e.g. 2026-12-01T09:00:00Z); pass latest from your previous answer to see only what changed since"`
-	Author string `json:"author,omitempty" jsonschema:"only events by this author (human:<handle>, ai:<name>, human)"`
+	By     string `json:"by,omitempty" jsonschema:"only events written by this author, as events show it (human:<handle>, ai:<name>, human)"`
 	Kind   string `json:"kind,omitempty" jsonschema:"only events of this kind: ticket.created, ticket.updated, ticket.moved, note.added or workspace.updated"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same workspace, since, author and kind; omit to start from the newest"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same workspace, since, by and kind; omit to start from the newest"`
 }
 
 // Activity is the same request as a ListActivityInput.
 func (in FeedInput) Activity() ListActivityInput {
-	return ListActivityInput{Since: in.Since, Author: in.Author, Kind: in.Kind, Limit: in.Limit, Cursor: in.Cursor}
+	return ListActivityInput{Since: in.Since, By: in.By, Kind: in.Kind, Limit: in.Limit, Cursor: in.Cursor}
 }
 
 // EventKinds are the kinds of event the feed filters by.
@@ -55,8 +55,8 @@ func (in *ListActivityInput) validate() (time.Time, error) {
 	if in.Kind != "" && !slices.Contains(EventKinds, in.Kind) {
 		return time.Time{}, invalid("kind '%s' is not an event kind; use one of ticket.created, ticket.updated, ticket.moved, note.added, workspace.updated, or omit it", clip(in.Kind))
 	}
-	if len(in.Author) > maxAuthor {
-		return time.Time{}, invalid("author is longer than %d bytes; give an author as events show it (human:<handle>, ai:<name>), or omit it", maxAuthor)
+	if len(in.By) > maxAuthor {
+		return time.Time{}, invalid("by is longer than %d bytes; give an author as events show it (human:<handle>, ai:<name>), or omit it", maxAuthor)
 	}
 	if in.Since == "" {
 		return time.Time{}, nil

@@ -49,9 +49,9 @@ func TestActivityFeed(t *testing.T) {
 		}
 
 		// Filters.
-		byClaude := decodeAs[board.ActivityList](t, e.ok(call{method: "GET", path: "/api/v1/workspaces/inbox/events?author=ai:claude", token: alice}, 200))
+		byClaude := decodeAs[board.ActivityList](t, e.ok(call{method: "GET", path: "/api/v1/workspaces/inbox/events?by=ai:claude", token: alice}, 200))
 		if len(byClaude.Events) != 1 || byClaude.Events[0].Author != "ai:claude" {
-			t.Errorf("author=ai:claude: %s", feedKinds(byClaude))
+			t.Errorf("by=ai:claude: %s", feedKinds(byClaude))
 		}
 		moves := decodeAs[board.ActivityList](t, e.ok(call{method: "GET", path: "/api/v1/events?kind=ticket.moved", token: alice}, 200))
 		if feedKinds(moves) != "ticket.moved" {

@@ -47,7 +47,7 @@ func routes() []route {
 			summary: "Activity of every workspace you may see",
 			description: fmt.Sprintf("What happened on the board, newest first, across every workspace you may see (as list_activity without a workspace): "+
 				"for an agent's token, workspaces hidden from AI are left out, with the events written before they were hidden. "+
-				"Filter by since (RFC 3339: only later events), author and kind. Pages with limit (1-%d, default %d) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page. "+
+				"Filter by since (RFC 3339: only later events), by (the author) and kind. Pages with limit (1-%d, default %d) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page. "+
 				"To ask what changed since you last looked, pass the first page's latest as since next time. A page can hold fewer events than limit and still have a next_cursor (partial: true) when a filter reached the most one call may examine.", board.MaxLimit, board.DefaultLimit)},
 			func(s *board.Service) func(context.Context, board.FeedInput) (board.ActivityList, error) {
 				return s.ListFeed
@@ -55,7 +55,7 @@ func routes() []route {
 		useCaseRoute("GET", "/workspaces/{slug}/events", specInfo{id: "listActivity", status: 200, path: map[string]string{"slug": "workspace"}, query: true, link: true,
 			problems:    []int{http.StatusNotFound},
 			summary:     "Activity of a workspace",
-			description: "The workspace's events, newest first (as list_activity), with since, author, kind, limit and cursor as in GET /events."},
+			description: "The workspace's events, newest first (as list_activity), with since, by, kind, limit and cursor as in GET /events."},
 			func(s *board.Service) func(context.Context, board.ListActivityInput) (board.ActivityList, error) {
 				return s.ListActivity
 			}, activityLink),
