@@ -11,7 +11,7 @@ type ListActivityInput struct {
 	Workspace string `json:"workspace,omitempty" jsonschema:"workspace slug, e.g. inbox; omit for every workspace you may see"`
 	Since     string `json:"since,omitempty" jsonschema:"only events after this time (RFC 3339, e.g. 2026-12-01T09:00:00Z); pass latest from your previous answer to see only what changed since"`
 	By        string `json:"by,omitempty" jsonschema:"only events written by this author, as events show it (human:<handle>, ai:<name>, human)"`
-	Kind      string `json:"kind,omitempty" jsonschema:"only events of this kind: ticket.created, ticket.updated, ticket.moved, note.added or workspace.updated"`
+	Kind      string `json:"kind,omitempty" jsonschema:"only events of this kind: ticket.created, ticket.updated, ticket.moved, note.added, workspace.created or workspace.updated"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same workspace, since, by and kind; omit to start from the newest"`
 }
@@ -21,7 +21,7 @@ type ListActivityInput struct {
 type FeedInput struct {
 	Since  string `json:"since,omitempty" jsonschema:"only events after this time (RFC 3339, e.g. 2026-12-01T09:00:00Z); pass latest from your previous answer to see only what changed since"`
 	By     string `json:"by,omitempty" jsonschema:"only events written by this author, as events show it (human:<handle>, ai:<name>, human)"`
-	Kind   string `json:"kind,omitempty" jsonschema:"only events of this kind: ticket.created, ticket.updated, ticket.moved, note.added or workspace.updated"`
+	Kind   string `json:"kind,omitempty" jsonschema:"only events of this kind: ticket.created, ticket.updated, ticket.moved, note.added, workspace.created or workspace.updated"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same workspace, since, by and kind; omit to start from the newest"`
 }
@@ -32,7 +32,7 @@ func (in FeedInput) Activity() ListActivityInput {
 }
 
 // EventKinds are the kinds of event the feed filters by.
-var EventKinds = []string{EventTicketCreated, EventTicketUpdated, EventTicketMoved, EventNoteAdded, EventWorkspaceUpdated}
+var EventKinds = []string{EventTicketCreated, EventTicketUpdated, EventTicketMoved, EventNoteAdded, EventWorkspaceCreated, EventWorkspaceUpdated}
 
 // maxAuthor bounds an author filter: longer than any author the board
 // writes.
@@ -53,7 +53,7 @@ func (in *ListActivityInput) validate() (time.Time, error) {
 		return time.Time{}, invalid("limit %d is out of range 1-%d", in.Limit, MaxLimit)
 	}
 	if in.Kind != "" && !slices.Contains(EventKinds, in.Kind) {
-		return time.Time{}, invalid("kind '%s' is not an event kind; use one of ticket.created, ticket.updated, ticket.moved, note.added, workspace.updated, or omit it", clip(in.Kind))
+		return time.Time{}, invalid("kind '%s' is not an event kind; use one of ticket.created, ticket.updated, ticket.moved, note.added, workspace.created, workspace.updated, or omit it", clip(in.Kind))
 	}
 	if len(in.By) > maxAuthor {
 		return time.Time{}, invalid("by is longer than %d bytes; give an author as events show it (human:<handle>, ai:<name>), or omit it", maxAuthor)
