@@ -52,14 +52,10 @@ func (s *Store) ListActivity(ctx context.Context, q board.FeedQuery) (board.Feed
 	if q.Before != nil {
 		where, args = append(where, `seq < (SELECT seq FROM events WHERE id = ?)`), append(args, q.Before.ID)
 	}
-	query := `SELECT workspace, data FROM events`
-	if len(where) > 0 {
-		query += ` WHERE ` + joinAnd(where)
-	}
 	walk := board.FeedWalk{Query: q}
 	// Rows are read as the walk asks for them; the limit only caps what
 	// SQLite may prepare.
-	rows, err := tx.QueryContext(ctx, query+` ORDER BY seq DESC LIMIT ?`, append(args, max(q.Limit+1, q.Scan()+1))...)
+	rows, err := tx.QueryContext(ctx, feedSQL(where), append(args, max(q.Limit+1, q.Scan()+1))...)
 	if err != nil {
 		return board.FeedPage{}, err
 	}
@@ -106,6 +102,16 @@ func unreadableWorkspaces(ctx context.Context, q querier, readable []board.AIPol
 		}
 	}
 	return out, rows.Err()
+}
+
+// feedSQL is the feed's query under these conditions, newest first, its
+// LIMIT the last argument.
+func feedSQL(where []string) string {
+	query := `SELECT workspace, data FROM events`
+	if len(where) > 0 {
+		query += ` WHERE ` + joinAnd(where)
+	}
+	return query + ` ORDER BY seq DESC LIMIT ?`
 }
 
 func joinAnd(conds []string) string {

@@ -10,10 +10,11 @@ import (
 // a query names the same expression (feedAuthor, feedType) and SQLite walks
 // the index in append order, as events_by_workspace does for the unfiltered
 // feed. No column is added, so events written before this version are
-// indexed the same way as new ones.
+// indexed the same way as new ones. A row whose data is not JSON (never
+// written by this store) indexes as NULL instead of failing its write.
 const (
-	feedAuthor = `json_extract(data, '$.author')`
-	feedType   = `json_extract(data, '$.type')`
+	feedAuthor = `iif(json_valid(data), json_extract(data, '$.author'), NULL)`
+	feedType   = `iif(json_valid(data), json_extract(data, '$.type'), NULL)`
 )
 
 // migrateEventFilters (1 → 2) adds the feed's indexes by author and by type.
