@@ -80,9 +80,11 @@ func (s *Store) walkEvents(ctx context.Context, walk *board.FeedWalk) error {
 		// '$' sorts right after '#': every event at since itself is below.
 		values[":lo"] = str(orderTime(q.Since) + "$")
 	}
+	extra := 0 // BETWEEN includes the item at the cursor, which is dropped below
 	switch {
 	case hi != "" && !q.Since.IsZero():
-		cond += " AND #at BETWEEN :lo AND :hi" // inclusive: the item at the cursor is dropped below
+		cond += " AND #at BETWEEN :lo AND :hi"
+		extra = 1
 	case hi != "":
 		cond += " AND #at < :hi"
 	case !q.Since.IsZero():
@@ -101,7 +103,7 @@ func (s *Store) walkEvents(ctx context.Context, walk *board.FeedWalk) error {
 		ScanIndexForward:          aws.Bool(false),
 	}
 	for {
-		in.Limit = aws.Int32(int32(walk.Want() + 1)) // +1: the item at the cursor may come first
+		in.Limit = aws.Int32(int32(walk.Want() + extra))
 		page, err := s.query(ctx, in)
 		if err != nil {
 			return err
