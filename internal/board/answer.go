@@ -65,6 +65,8 @@ func EstimatedSize(v any) int {
 		return shellOverhead + sumOf(x.Notes)
 	case *HistoryList:
 		return shellOverhead + sumOf(x.History)
+	case *ActivityList:
+		return shellOverhead + sumOf(x.Events)
 	case *WorkspaceSummary:
 		return shellOverhead + sumOf(x.WaitingAI) + sumOf(x.DueSoon) + sumOf(x.RecentEvents)
 	}

@@ -81,6 +81,7 @@ type Store interface {
 	PolicyReader // policyreader.go
 	Pinger       // pinger.go
 	ChangeReader // changereader.go
+	FeedReader   // feedstore.go
 
 	Close() error
 

@@ -192,6 +192,8 @@ func TestLargestAnswersFit(t *testing.T) {
 	}
 	call[board.HistoryList](t, cs, "list_ticket_history", map[string]any{"id": "inbox-1", "limit": 100})
 	check("list_ticket_history")
+	call[board.ActivityList](t, cs, "list_activity", map[string]any{"workspace": "inbox", "limit": 100})
+	check("list_activity")
 }
 
 func jsonEqual(a, b any) bool {

@@ -54,6 +54,8 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		{"list_ticket_notes", map[string]any{"id": "inbox-1", "limit": 1}},
 		{"list_ticket_history", map[string]any{"id": "inbox-1", "limit": 1}},
 		{"list_ticket_history", map[string]any{"id": "inbox-2"}},
+		{"list_activity", map[string]any{"workspace": "inbox", "limit": 2}},
+		{"list_activity", map[string]any{"kind": "ticket.moved", "since": "2020-01-01T00:00:00Z"}},
 		{"find_request", map[string]any{"request_id": "o3"}},
 		{"find_request", map[string]any{"request_id": "never"}},
 		{"import_tickets", map[string]any{"request_id": "o6", "workspace": "inbox", "tickets": []map[string]any{{"title": "one"}, {"title": "two", "tags": []string{"x"}}}}},

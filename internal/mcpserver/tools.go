@@ -68,6 +68,12 @@ func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 	}, svc.ListTicketHistory)
 
 	add(s, who, &mcp.Tool{
+		Name:        "list_activity",
+		Description: fmt.Sprintf("What changed on the board, newest first: a workspace's events (tickets created, updated, moved, notes added, workspace changes), or every workspace's you may see when workspace is omitted. Use it to ask \"what changed since I last looked\": pass since (RFC 3339) and you get only later events; save latest from the first page and pass it as since next time. Filter by author (by) or kind. Pages with limit (1-%d, default %d) and cursor: pass next_cursor back for older events; null means the last page. A page can hold fewer events than limit and still have a next_cursor (partial: true) when a filter reached the most one call may examine: keep calling until it is null.", board.MaxLimit, board.DefaultLimit),
+		Annotations: readOnly("List activity"),
+	}, svc.ListActivity)
+
+	add(s, who, &mcp.Tool{
 		Name:        "find_request",
 		Description: "Find out what became of an earlier write of yours by its request_id: done (with the stored result), running, abandoned (stopped before finishing) or unknown (never arrived, or older than the retention window). Call this after an error or lost connection before retrying.",
 		Annotations: readOnly("Find request"),

@@ -121,6 +121,11 @@ func (s *Store) ReadSummary(ctx context.Context, q board.SummaryQuery) (board.Su
 	return call(ctx, s.get, func(st board.Store) (board.SummaryRead, error) { return st.ReadSummary(ctx, q) })
 }
 
+// ListActivity is board.Store's, answered once the store is open.
+func (s *Store) ListActivity(ctx context.Context, q board.FeedQuery) (board.FeedPage, error) {
+	return call(ctx, s.get, func(st board.Store) (board.FeedPage, error) { return st.ListActivity(ctx, q) })
+}
+
 // WorkspaceWriter.
 
 // CreateWorkspace is board.Store's, answered once the store is open.

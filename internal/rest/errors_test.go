@@ -28,7 +28,8 @@ var writeRoutes = []call{
 }
 
 var readRoutes = []string{"/api/v1/workspaces", "/api/v1/workspaces/inbox", "/api/v1/workspaces/inbox/tickets",
-	"/api/v1/tickets/inbox-1", "/api/v1/requests/k", "/api/v1/tasks/" + absentTask}
+	"/api/v1/tickets/inbox-1", "/api/v1/requests/k", "/api/v1/tasks/" + absentTask,
+	"/api/v1/events", "/api/v1/workspaces/inbox/events"}
 
 // 401 on every route without a credential or with a bad one, with a Bearer
 // challenge; the document needs none.

@@ -43,6 +43,22 @@ func routes() []route {
 			func(s *board.Service) func(context.Context, board.WorkspaceInput) (board.WorkspaceSummary, error) {
 				return s.GetWorkspaceSummary
 			}, nil),
+		useCaseRoute("GET", "/events", specInfo{id: "listFeed", status: 200, query: true, link: true,
+			summary: "Activity of every workspace you may see",
+			description: fmt.Sprintf("What happened on the board, newest first, across every workspace you may see (as list_activity without a workspace): "+
+				"for an agent's token, workspaces hidden from AI are left out, with the events written before they were hidden. "+
+				"Filter by since (RFC 3339: only later events), by (the author) and kind. Pages with limit (1-%d, default %d) and cursor: pass next_cursor back (or follow the Link header, rel=\"next\"); null means the last page. "+
+				"To ask what changed since you last looked, pass the first page's latest as since next time. A page can hold fewer events than limit and still have a next_cursor (partial: true) when a filter reached the most one call may examine.", board.MaxLimit, board.DefaultLimit)},
+			func(s *board.Service) func(context.Context, board.FeedInput) (board.ActivityList, error) {
+				return s.ListFeed
+			}, activityLink),
+		useCaseRoute("GET", "/workspaces/{slug}/events", specInfo{id: "listActivity", status: 200, path: map[string]string{"slug": "workspace"}, query: true, link: true,
+			problems:    []int{http.StatusNotFound},
+			summary:     "Activity of a workspace",
+			description: "The workspace's events, newest first (as list_activity), with since, by, kind, limit and cursor as in GET /events."},
+			func(s *board.Service) func(context.Context, board.ListActivityInput) (board.ActivityList, error) {
+				return s.ListActivity
+			}, activityLink),
 		useCaseRoute("PATCH", "/workspaces/{slug}", specInfo{id: "updateWorkspace", status: 200, path: map[string]string{"slug": "workspace"}, body: true, write: true,
 			problems:    []int{http.StatusForbidden, http.StatusNotFound},
 			mediaTypes:  []string{"application/json", "application/merge-patch+json"},
@@ -195,4 +211,13 @@ func setRetryAfter(s *Server, h http.Header, out any) {
 		return
 	}
 	h.Set("Retry-After", strconv.Itoa(max(1, int((every+time.Second-1)/time.Second))))
+}
+
+// activityLink points the Link header at the feed's next page.
+func activityLink(r *http.Request, h http.Header, out board.ActivityList) {
+	if out.NextCursor != nil {
+		q := r.URL.Query()
+		q.Set("cursor", *out.NextCursor)
+		h.Set("Link", "<"+(&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String()+`>; rel="next"`)
+	}
 }

@@ -54,6 +54,16 @@ func TestWireFieldNames(t *testing.T) {
 	}
 	wantKeys(t, "listed ticket", object(t, "listed ticket", tickets[0]), ticketKeys...)
 
+	// The activity feed: events newest first, latest and next_cursor
+	// present (null when there is no more), the event's own members.
+	feed := rawObject(t, e.ok(call{method: "GET", path: "/api/v1/workspaces/inbox/events", token: alice}, http.StatusOK))
+	wantKeys(t, "activity", feed, "events", "latest", "next_cursor", "workspace")
+	events, ok := feed["events"].([]any)
+	if !ok || len(events) != 1 || feed["next_cursor"] != nil || feed["latest"] == nil {
+		t.Fatalf("activity: %v, want the one creation, a latest and no next page", feed)
+	}
+	wantKeys(t, "activity event", object(t, "activity event", events[0]), "at", "author", "id", "request_id", "source", "ticket_id", "type", "workspace")
+
 	// A task: 202, the import's task as it stands (small: completed).
 	task := rawObject(t, e.ok(call{method: "POST", path: "/api/v1/workspaces/inbox/imports", token: alice, key: "wire-import",
 		body: importBody("wire", 2)}, http.StatusAccepted))

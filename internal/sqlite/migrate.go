@@ -19,6 +19,7 @@ import (
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateBoundedReads,
 	migrateCreatedFor,
+	migrateEventFilters,
 }
 
 // schemaVersion is the version this code reads and writes.

@@ -87,6 +87,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"Summary", summaryTests()},
 		{"ListEvents", listEventsTests()},
 		{"Changes", changeTests()},
+		{"Feed", feedTests()},
 		{"Lease", leaseTests()},
 		{"Concurrency", concurrencyTests()},
 		{"LargeValues", largeValueTests()},

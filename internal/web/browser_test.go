@@ -250,6 +250,9 @@ func runBrowserScenarios(t *testing.T, exe, backend string) {
 	shot("board-no-match.png")
 	run("ticket for the screenshot", chromedp.Navigate(e.url+"/tickets/inbox-1"), chromedp.WaitVisible(css(`.note`)))
 	shot("ticket.png")
+	run("the board's Activity link", chromedp.Navigate(e.url+"/w/inbox"), chromedp.WaitVisible(css(`#board`)),
+		chromedp.Click(css(`.title-row a[href="/w/inbox/activity"]`)), chromedp.WaitVisible(css(`#activity-list li time`)))
+	shot("activity.png")
 	run("phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(e.url+"/w/inbox"), chromedp.WaitVisible(css(`#board`)))
 	shot("board-phone.png")
 	run("laptop", chromedp.EmulateViewport(1280, 900))

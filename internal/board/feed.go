@@ -1,0 +1,141 @@
+package board
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ActivityList is one page of the activity feed.
+type ActivityList struct {
+	Workspace string  `json:"workspace,omitempty" jsonschema:"the workspace read; absent for the feed of every workspace you may see"`
+	Events    []Event `json:"events" jsonschema:"events newest first"`
+	// Latest is the time of the newest event of the page.
+	Latest     *time.Time `json:"latest" jsonschema:"time of the newest event on this page; on the first page, pass it as since next time to see only what changed after it; null when the page is empty"`
+	NextCursor *string    `json:"next_cursor" jsonschema:"older events match: pass this back as cursor to read them; null when this page reaches the oldest match"`
+	Partial    bool       `json:"partial,omitempty" jsonschema:"true when this page holds fewer events than limit because the call reached a bound (the events one call may examine for a filter, or the size of one answer) before filling it: more may match, call again with next_cursor"`
+
+	filter string // what cursors made when the page is cut to size are bound to
+}
+
+// toolListActivity names the tool in the hints of errors.
+const toolListActivity = "list_activity"
+
+// ListActivity pages the activity feed newest first: one workspace's
+// events, or (without a workspace) every workspace's the caller may see.
+// For AI callers a workspace hidden from AI does not exist, decided by its
+// current policy, so events written before it was hidden are not shown.
+func (s *Service) ListActivity(ctx context.Context, in ListActivityInput) (ActivityList, error) {
+	since, err := in.validate()
+	if err != nil {
+		return ActivityList{}, err
+	}
+	q := FeedQuery{Workspace: in.Workspace, Readable: readablePolicies(PrincipalFrom(ctx)), Since: since,
+		Author: in.By, Type: in.Kind, Limit: in.Limit, MaxScan: DefaultScan}
+	filter := feedFilter(in)
+	if in.Cursor != "" {
+		if q.Before, err = decodeFeedCursor(in.Cursor, filter); err != nil {
+			return ActivityList{}, err
+		}
+	}
+	page, err := s.store.ListActivity(ctx, q)
+	var denied *PolicyError
+	if in.Workspace != "" && (errors.Is(err, ErrNotFound) || errors.As(err, &denied)) {
+		return ActivityList{}, workspaceNotFound(in.Workspace)
+	}
+	if err != nil {
+		return ActivityList{}, s.storeFailure(err)
+	}
+	out := ActivityList{Workspace: in.Workspace, Events: nonNilEvents(page.Events), Partial: page.Partial, filter: filter}
+	if page.More && page.Next != nil {
+		out.NextCursor = encodeFeedCursor(*page.Next, filter)
+	}
+	out.setLatest()
+	fitEstimated(&out)
+	return out, nil
+}
+
+// ListFeed is ListActivity for every workspace the caller may see.
+func (s *Service) ListFeed(ctx context.Context, in FeedInput) (ActivityList, error) {
+	return s.ListActivity(ctx, in.Activity())
+}
+
+func (l *ActivityList) setLatest() {
+	l.Latest = nil
+	if len(l.Events) > 0 {
+		at := l.Events[0].At
+		l.Latest = &at
+	}
+}
+
+// A feed cursor is the position to continue before, bound to the filters it
+// was made for, so reusing it with others is refused instead of silently
+// skipping events.
+type feedCursor struct {
+	At     time.Time `json:"a"`
+	ID     string    `json:"i"`
+	Filter string    `json:"f"`
+}
+
+func feedFilter(in ListActivityInput) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "feed\x00%s\x00%s\x00%s\x00%s", in.Workspace, in.Since, in.By, in.Kind))
+	return base64.RawURLEncoding.EncodeToString(sum[:8])
+}
+
+func encodeFeedCursor(p Position, filter string) *string {
+	raw, _ := json.Marshal(feedCursor{At: p.At.UTC(), ID: p.ID, Filter: filter})
+	s := base64.RawURLEncoding.EncodeToString(raw)
+	return &s
+}
+
+func decodeFeedCursor(s, filter string) (*Position, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	var c feedCursor
+	if err == nil {
+		err = json.Unmarshal(raw, &c)
+	}
+	if err != nil || c.ID == "" || c.Filter == "" {
+		return nil, invalid("cursor is not one this server issued; pass next_cursor from the previous %s answer unchanged, or omit it to start from the newest", toolListActivity)
+	}
+	if c.Filter != filter {
+		return nil, invalid("cursor was issued for other filters; repeat the same workspace, since, by and kind, or omit cursor to start from the newest")
+	}
+	return &Position{At: c.At, ID: c.ID}, nil
+}
+
+// Fit keeps the newest events that fit and points next_cursor after the
+// last one kept.
+func (l *ActivityList) Fit(size Sizer, bound int) bool {
+	if size(l) <= bound {
+		return true
+	}
+	if len(l.Events) == 0 {
+		return false
+	}
+	shell := *l
+	shell.Events = []Event{}
+	shell.NextCursor = encodeFeedCursor(Position{At: l.Events[0].At, ID: "placeholder-of-an-id-as-long-as-a-uuid"}, l.filter)
+	shell.Partial = true
+	total := size(&shell) + 64
+	keep := 0
+	for _, e := range l.Events {
+		total += entryCost(size, e)
+		if total > bound {
+			break
+		}
+		keep++
+	}
+	if keep == 0 {
+		return false
+	}
+	if keep < len(l.Events) {
+		l.Events = l.Events[:keep]
+		last := l.Events[keep-1]
+		l.NextCursor, l.Partial = encodeFeedCursor(Position{At: last.At, ID: last.ID}, l.filter), true
+	}
+	return true
+}
