@@ -70,17 +70,21 @@ type boardData struct {
 	// on: one message instead of a row of empty columns.
 	NoMatch bool
 	Columns []column
-	Owners  []string
+	Owners  ownerPicker
 	Here    string // this page's URL, where forms return
+	// NewTicket is the new-ticket form: fresh, or refused with what was
+	// typed.
+	NewTicket *formState
 }
 
 func (s *Server) boardPage(w http.ResponseWriter, r *http.Request) {
-	s.showBoard(w, r, r.PathValue("slug"), http.StatusOK, "")
+	s.showBoard(w, r, r.PathValue("slug"), http.StatusOK, "", freshForm("new"))
 }
 
 // showBoard renders a workspace's board: a column per status, or one
-// status with paging when the filter names one.
-func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, status int, errMsg string) {
+// status with paging when the filter names one; form is the new-ticket
+// form as it is to be shown.
+func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, status int, errMsg string, form *formState) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	f := filter{Status: board.Status(q.Get("status")), Owner: strings.TrimSpace(q.Get("owner")), Tag: strings.TrimSpace(q.Get("tag")),
@@ -90,7 +94,7 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 		s.errorPage(w, r, err)
 		return
 	}
-	d := boardData{Workspace: sum.Workspace, Filter: f, Filtered: f.any(), Here: "/w/" + slug}
+	d := boardData{Workspace: sum.Workspace, Filter: f, Filtered: f.any(), Here: "/w/" + slug, NewTicket: form}
 	if r.URL.RawQuery != "" {
 		d.Here += "?" + r.URL.RawQuery
 	}
@@ -128,42 +132,54 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 		d.Columns = append(d.Columns, c)
 	}
 	d.NoMatch = d.Filtered && errMsg == "" && noTickets(d.Columns)
-	d.Owners = s.ownerChoices(r)
-	s.render(w, r, status, "board", page{Title: sum.Workspace.Name, Error: errMsg, Data: d})
-}
-
-// ownerChoices are the owner field's suggestions: human, every person, and
-// the agent working on this server in loopback mode.
-func (s *Server) ownerChoices(r *http.Request) []string {
-	out := []string{"human"}
-	handles, err := s.cfg.Accounts.Handles(r.Context())
-	if err == nil {
-		for _, h := range handles {
-			out = append(out, "human:"+h)
-		}
+	var shown []board.Ticket
+	for _, c := range d.Columns {
+		shown = append(shown, c.Tickets...)
 	}
-	return out
+	d.Owners = s.ownerChoices(r, authorsOf(shown, sum.RecentEvents))
+	s.render(w, r, status, "board", page{Title: sum.Workspace.Name, Error: errMsg, Data: d})
 }
 
 type ticketData struct {
 	Detail board.TicketDetail
-	Owners []string
+	Owners ownerPicker
+	// Form is the form this page shows refused (edit, note), nil when
+	// every form is fresh.
+	Form *formState
 	// Older pages of notes or history are shown instead of the newest
 	// when the page is asked for them (?notes=<cursor>, ?history=<cursor>).
 	OlderNotes, OlderHistory bool
 }
 
 func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
-	s.showTicket(w, r, r.PathValue("id"), http.StatusOK, "")
+	s.showTicket(w, r, r.PathValue("id"), http.StatusOK, "", nil)
 }
 
-func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, status int, errMsg string) {
+// FormFor is the page's form id: the refused one when it is that form,
+// else fresh.
+func (d ticketData) FormFor(id string) *formState {
+	if d.Form != nil && d.Form.id == id {
+		return d.Form
+	}
+	return freshForm(id)
+}
+
+// showTicket renders a ticket's page; refused, if set, is one of its forms
+// as it was refused.
+func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, status int, errMsg string, refused *formState) {
 	d, err := s.cfg.Service.GetTicket(r.Context(), board.TicketIDInput{ID: id})
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	td := ticketData{Detail: d, Owners: s.ownerChoices(r)}
+	authors := authorsOf([]board.Ticket{d.Ticket}, d.History)
+	for _, n := range d.Notes {
+		authors = append(authors, n.Author)
+	}
+	if sum, err := s.cfg.Service.GetWorkspaceSummary(r.Context(), board.WorkspaceInput{Workspace: d.Ticket.Workspace}); err == nil {
+		authors = append(authors, authorsOf(nil, sum.RecentEvents)...)
+	}
+	td := ticketData{Detail: d, Owners: s.ownerChoices(r, authors), Form: refused}
 	// get_ticket carries the newest notes and events; older ones come a
 	// page at a time through the cursors it gives.
 	if c := r.URL.Query().Get("notes"); c != "" {
