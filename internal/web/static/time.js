@@ -5,7 +5,9 @@
 // allows no inline script).
 (function () {
   "use strict";
-  var exact = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short", timeZoneName: "short" });
+  // dateStyle and timeStyle cannot name the zone: the parts are spelled out.
+  var exact = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric",
+    hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
   var day = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
   function relative(then, now) {
