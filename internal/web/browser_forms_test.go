@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
@@ -162,6 +163,41 @@ func runBrowserForms(t *testing.T, exe, backend string) {
 		t.Fatalf("Waiting for me: %q", text)
 	}
 	shot("waiting.png")
+
+	// Without JavaScript (a tab with script execution off): the browser
+	// posts the form itself and shows the refused form at the URL it
+	// posted to; going to that address again is a GET that leads back to
+	// the board, not a 404.
+	nojs, cancelNoJS := chromedp.NewContext(ctx)
+	defer cancelNoJS()
+	if err := chromedp.Do(nojs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(nojs, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	ctx = nojs // run and get act on this tab from here on
+	run("refused without JavaScript",
+		chromedp.Navigate(e.url+"/w/inbox"),
+		chromedp.WaitVisible(css(`#board`)),
+		chromedp.Click(css(`#new-ticket summary`)),
+		chromedp.SendKeys(css(`#new-ticket input[name="title"]`), title),
+		chromedp.SendKeys(css(`#new-ticket textarea[name="body"]`), body),
+		chromedp.SendKeys(css(`#new-ticket input[name="tags"]`), "c++"),
+		chromedp.Click(css(`#create-ticket`)),
+		chromedp.WaitVisible(css(`#new-tags-error`)),
+	)
+	gotTitle = get("title", chromedp.Value(css(`#new-ticket input[name="title"]`)))
+	gotBody = get("body", chromedp.Value(css(`#new-ticket textarea[name="body"]`)))
+	loc = get("location", chromedp.Location())
+	if gotTitle != title || gotBody != body || !strings.HasSuffix(loc, "/w/inbox/tickets") {
+		t.Fatalf("refused without JavaScript: title %q, body %q, at %s", gotTitle, gotBody, loc)
+	}
+	run("the address again", chromedp.Navigate(loc), chromedp.WaitVisible(css(`#board`)))
+	if text := get("page", chromedp.Text(css(`body`))); strings.Contains(text, "404") {
+		t.Fatalf("the refused form's address, opened again: %q", text)
+	}
+	shot("form-refused-nojs.png")
 }
 
 // assignEvents counts the owner changes of a ticket's history.
