@@ -155,8 +155,9 @@ func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
 	s.showTicket(w, r, r.PathValue("id"), http.StatusOK, "", nil)
 }
 
-// FormFor is the page's form id: the refused one when it is that form,
-// else fresh.
+// FormFor is the form named id ("edit", "move", "note") as the page shows
+// it: the refused one, with what was typed, when it is that form; else
+// fresh.
 func (d ticketData) FormFor(id string) *formState {
 	if d.Form != nil && d.Form.id == id {
 		return d.Form
