@@ -37,4 +37,8 @@ func TestValidationNamesTheField(t *testing.T) {
 	if err := note.Validate(); ErrorField(err) != "body" || err.Error() != "body must not be empty" {
 		t.Errorf("empty note: %v (field %q)", err, ErrorField(err))
 	}
+	ws := CreateWorkspaceInput{Slug: "ops", Name: " "}
+	if err := ws.Validate(); ErrorField(err) != "name" {
+		t.Errorf("a blank workspace name: %v (field %q), want field name", err, ErrorField(err))
+	}
 }

@@ -44,9 +44,9 @@ const (
 type Error struct {
 	Code    Code
 	Message string
-	// Field names the input field an invalid error is about ("title",
-	// "tags", …), set by validation, so a form can show the message next
-	// to that field; empty when no one field is to blame. The message
+	// Field names the input field an error is about ("title", "tags", a
+	// new workspace's taken "slug"), set by validation, so a form can show
+	// the message next to that field; empty when no one field is to blame. The message
 	// does not change with it: MCP and REST answer the same text.
 	Field string
 	// ErrorID names an internal error in the operator's log (CodeInternal

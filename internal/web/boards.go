@@ -15,16 +15,23 @@ const columnLimit = 50
 // home lists every workspace with its counts. People see them all, hidden
 // ones included, each labelled with what AI may do there.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	s.showHome(w, r, http.StatusOK, "")
+	s.showHome(w, r, http.StatusOK, "", freshForm("workspace"))
 }
 
-func (s *Server) showHome(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+// showHome renders the workspaces page; form is the new-workspace form as
+// it is to be shown.
+func (s *Server) showHome(w http.ResponseWriter, r *http.Request, status int, errMsg string, form *formState) {
 	res, err := s.cfg.Service.ListWorkspaces(r.Context())
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.render(w, r, status, "home", page{Title: "Workspaces", Error: errMsg, Data: res.Workspaces})
+	s.render(w, r, status, "home", page{Title: "Workspaces", Error: errMsg, Data: homeData{Workspaces: res.Workspaces, New: form}})
+}
+
+type homeData struct {
+	Workspaces []board.Workspace
+	New        *formState // the new-workspace form
 }
 
 // filter is the board's filter and search form, read from the query.
@@ -209,7 +216,9 @@ func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
 	res, err := s.cfg.Service.CreateWorkspace(r.Context(), in)
 	board.Observe(r.Context(), res, err) // the request's log line: replayed, or the error
 	if err != nil {
-		s.showHome(w, r, statusOf(err), message(err))
+		form, top := refusedForm("workspace", r, err, "slug", "name", "ai_policy")
+		refusedPage(w, "/")
+		s.showHome(w, r, formStatus(err), top, form)
 		return
 	}
 	seeOther(w, r, "/w/"+res.Workspace.Slug)

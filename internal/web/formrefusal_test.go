@@ -246,3 +246,42 @@ func TestFormURLsAnswerGet(t *testing.T) {
 		}
 	})
 }
+
+// The new-workspace form comes back the same way, a slug that is taken
+// marked on the slug (409: the board's state refuses it, not the input).
+func TestRefusedWorkspaceFormKeepsInput(t *testing.T) {
+	eachStore(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend, auth.ModeRequired)
+		e.addPerson("alice", board.RoleMember)
+		b := e.browser()
+		b.signIn("alice", testPassword)
+		const action = "/workspaces"
+		cases := []struct {
+			slug, name, field, want string
+			status                  int
+		}{
+			{"Ops Team", "Operations", "slug", `workspace "Ops Team" is not a valid slug`, http.StatusUnprocessableEntity},
+			{"ops", strings.Repeat("n", 101), "name", "name is 101 characters long; the limit is 100", http.StatusUnprocessableEntity},
+			{"inbox", "Operations", "slug", "workspace 'inbox' exists already; choose another slug", http.StatusConflict},
+		}
+		for _, c := range cases {
+			home := b.get("/")
+			form := url.Values{"request_id": {formRequestID(t, home.body, action)}, "slug": {c.slug}, "name": {c.name}, "ai_policy": {"read_only"}}
+			r := b.post(action, form)
+			if r.status != c.status {
+				t.Fatalf("%s/%s: %d, want %d", c.slug, c.field, r.status, c.status)
+			}
+			marked(t, r, action, "workspace", c.field, c.want)
+			if valueOf(control(t, r.body, action, "slug")) != c.slug || valueOf(control(t, r.body, action, "name")) != c.name ||
+				!strings.Contains(r.body, `<option value="read_only" selected>`) || !strings.Contains(r.body, `id="new-workspace" open`) {
+				t.Errorf("%s/%s: the refused form lost what was typed", c.slug, c.field)
+			}
+			if got := r.header.Get("HX-Replace-Url"); got != "/" {
+				t.Errorf("HX-Replace-Url = %q", got)
+			}
+		}
+		if _, err := e.store.GetWorkspace(context.Background(), "ops"); err == nil {
+			t.Fatal("a refused form created ops")
+		}
+	})
+}

@@ -31,9 +31,9 @@ type formState struct {
 // freshForm is a form as a page first shows it.
 func freshForm(id string) *formState { return &formState{id: id} }
 
-// refusedForm is the form id sent in r and refused with err. An invalid
-// value of one of fields is shown beside it; anything else is the page's
-// message (returned as top).
+// refusedForm is the form id sent in r and refused with err. A problem
+// with one of fields (an invalid value, a slug taken) is shown beside it;
+// anything else is the page's message (returned as top).
 func refusedForm(id string, r *http.Request, err error, fields ...string) (f *formState, top string) {
 	f = &formState{id: id, typed: r.PostForm, problems: map[string]string{}}
 	if f.typed == nil {
@@ -43,7 +43,7 @@ func refusedForm(id string, r *http.Request, err error, fields ...string) (f *fo
 	// refusal leaves no record under it (validation comes before the
 	// ledger) or asks for a retry with the same one (an internal failure).
 	f.keepRequestID = board.ErrorCode(err) != board.CodeRequestReused
-	if field := board.ErrorField(err); board.ErrorCode(err) == board.CodeInvalid && slices.Contains(fields, field) {
+	if field := board.ErrorField(err); field != "" && slices.Contains(fields, field) {
 		f.problems[field] = err.Error()
 		f.first = field
 		return f, "Nothing was saved: check the marked field."
