@@ -44,6 +44,11 @@ const (
 type Error struct {
 	Code    Code
 	Message string
+	// Field names the input field an error is about ("title", "tags", a
+	// new workspace's taken "slug"), set by validation, so a form can show
+	// the message next to that field; empty when no one field is to blame. The message
+	// does not change with it: MCP and REST answer the same text.
+	Field string
 	// ErrorID names an internal error in the operator's log (CodeInternal
 	// only; empty otherwise). The message carries it too.
 	ErrorID string
@@ -67,6 +72,27 @@ func ErrorCode(err error) Code {
 		return e.Code
 	}
 	return CodeInternal
+}
+
+// ErrorField is the input field a domain error is about, "" when it names
+// none (or is no domain error).
+func ErrorField(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
+}
+
+// inField marks a validation error as being about field, keeping a field an
+// inner check named already. Validation errors are made fresh for each
+// call, so marking one in place is safe.
+func inField(field string, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Field == "" {
+		e.Field = field
+	}
+	return err
 }
 
 // ErrVersionConflict is returned by a store when a conditional write lost a

@@ -170,31 +170,31 @@ func (in *CreateTicketInput) Validate() error {
 		return err
 	}
 	if err := validateTitle(in.Title); err != nil {
-		return err
+		return inField("title", err)
 	}
 	if err := validateText("body", in.Body, 0, MaxBody); err != nil {
-		return err
+		return inField("body", err)
 	}
 	if in.Priority == "" {
 		in.Priority = PriorityNormal
 	}
 	if err := validatePriority(in.Priority); err != nil {
-		return err
+		return inField("priority", err)
 	}
 	if in.Owner != "" {
 		if err := ValidateAuthor("owner", in.Owner); err != nil {
-			return err
+			return inField("owner", err)
 		}
 	}
 	if in.Due != "" {
 		if err := validateDue(in.Due); err != nil {
-			return err
+			return inField("due", err)
 		}
 	}
 	if err := validateTags(in.Tags); err != nil {
-		return err
+		return inField("tags", err)
 	}
-	return validateLinks(in.Links)
+	return inField("links", validateLinks(in.Links))
 }
 
 // Validate checks every given field, and gives null its meaning: it clears
@@ -233,36 +233,36 @@ func (in *UpdateTicketInput) Validate() error {
 	}
 	if in.Title != nil {
 		if err := validateTitle(*in.Title); err != nil {
-			return err
+			return inField("title", err)
 		}
 	}
 	if in.Body != nil {
 		if err := validateText("body", *in.Body, 0, MaxBody); err != nil {
-			return err
+			return inField("body", err)
 		}
 	}
 	if in.Priority != nil {
 		if err := validatePriority(*in.Priority); err != nil {
-			return err
+			return inField("priority", err)
 		}
 	}
 	if in.Owner.Value != nil {
 		if err := ValidateAuthor("owner", *in.Owner.Value); err != nil {
-			return err
+			return inField("owner", err)
 		}
 	}
 	if in.Due.Value != nil {
 		if err := validateDue(*in.Due.Value); err != nil {
-			return err
+			return inField("due", err)
 		}
 	}
 	if in.Tags != nil {
 		if err := validateTags(*in.Tags); err != nil {
-			return err
+			return inField("tags", err)
 		}
 	}
 	if in.Links != nil {
-		return validateLinks(*in.Links)
+		return inField("links", validateLinks(*in.Links))
 	}
 	return nil
 }
@@ -276,9 +276,9 @@ func (in *MoveTicketInput) Validate() error {
 		return invalid("status is required: one of candidate, doing, waiting_human, waiting_ai, done, hold")
 	}
 	if err := ValidateStatus(in.Status); err != nil {
-		return err
+		return inField("status", err)
 	}
-	return validateText("reason", in.Reason, 0, MaxReason)
+	return inField("reason", validateText("reason", in.Reason, 0, MaxReason))
 }
 
 // Validate checks the note.
@@ -286,7 +286,7 @@ func (in *AddNoteInput) Validate() error {
 	if _, _, err := ParseTicketID(in.ID); err != nil {
 		return err
 	}
-	return validateText("body", in.Body, 1, MaxNoteBody)
+	return inField("body", validateText("body", in.Body, 1, MaxNoteBody))
 }
 
 // Validate checks filters and fills the default limit.

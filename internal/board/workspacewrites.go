@@ -70,15 +70,15 @@ func validatePolicy(p AIPolicy) error {
 // Validate checks the new workspace and fills the default policy.
 func (in *CreateWorkspaceInput) Validate() error {
 	if err := ValidateSlug(in.Slug); err != nil {
-		return err
+		return inField("slug", err)
 	}
 	if err := validateWorkspaceName(in.Name); err != nil {
-		return err
+		return inField("name", err)
 	}
 	if in.AIPolicy == "" {
 		in.AIPolicy = PolicyReadWrite
 	}
-	return validatePolicy(in.AIPolicy)
+	return inField("ai_policy", validatePolicy(in.AIPolicy))
 }
 
 // Validate checks the change.
@@ -91,11 +91,11 @@ func (in *UpdateWorkspaceInput) Validate() error {
 	}
 	if in.Name != nil {
 		if err := validateWorkspaceName(*in.Name); err != nil {
-			return err
+			return inField("name", err)
 		}
 	}
 	if in.AIPolicy != nil {
-		return validatePolicy(*in.AIPolicy)
+		return inField("ai_policy", validatePolicy(*in.AIPolicy))
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (s *Service) CreateWorkspace(ctx context.Context, in CreateWorkspaceInput) 
 		return replayAs[WorkspaceResult](ctx, s, exists.Record, ledgerCall{p: p, tool: ToolCreateWorkspace, canonical: canonical,
 			fingerprint: rec.Fingerprint, workspace: in.Slug})
 	case errors.Is(err, ErrExists):
-		return WorkspaceResult{}, Errorf(CodeConflict, "workspace '%s' exists already; choose another slug", in.Slug)
+		return WorkspaceResult{}, inField("slug", Errorf(CodeConflict, "workspace '%s' exists already; choose another slug", in.Slug))
 	case err != nil:
 		return WorkspaceResult{}, s.storeFailure(err)
 	}

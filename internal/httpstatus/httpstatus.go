@@ -36,9 +36,11 @@ import (
 //   - internal 500: not the caller's doing; retrying with the same key is
 //     safe.
 //
-// The web board answers its pages with the same statuses: htmx swaps every
-// answer in (layout.html's responseHandling), so a person sees the same
-// page whatever the status, and nothing there needs another one.
+// The web board answers its pages with the same statuses, but for one case
+// of its own, not in this table: a form it shows again because what was
+// typed was refused answers 422, a page for a person to correct rather than
+// a request for a program to change (internal/web's formStatus;
+// docs/decisions.md, "Errors and retries").
 var byCode = map[board.Code]int{
 	board.CodeNotFound:           http.StatusNotFound,
 	board.CodeForbidden:          http.StatusForbidden,

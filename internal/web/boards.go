@@ -15,16 +15,23 @@ const columnLimit = 50
 // home lists every workspace with its counts. People see them all, hidden
 // ones included, each labelled with what AI may do there.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	s.showHome(w, r, http.StatusOK, "")
+	s.showHome(w, r, http.StatusOK, "", freshForm("workspace"))
 }
 
-func (s *Server) showHome(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+// showHome renders the workspaces page; form is the new-workspace form as
+// it is to be shown.
+func (s *Server) showHome(w http.ResponseWriter, r *http.Request, status int, errMsg string, form *formState) {
 	res, err := s.cfg.Service.ListWorkspaces(r.Context())
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.render(w, r, status, "home", page{Title: "Workspaces", Error: errMsg, Data: res.Workspaces})
+	s.render(w, r, status, "home", page{Title: "Workspaces", Error: errMsg, Data: homeData{Workspaces: res.Workspaces, New: form}})
+}
+
+type homeData struct {
+	Workspaces []board.Workspace
+	New        *formState // the new-workspace form
 }
 
 // filter is the board's filter and search form, read from the query.
@@ -70,18 +77,22 @@ type boardData struct {
 	// on: one message instead of a row of empty columns.
 	NoMatch bool
 	Columns []column
-	Owners  []string
+	Owners  ownerPicker
 	Here    string // this page's URL, where forms return
 	Live    string // the change marker the page was rendered at (live.go)
+	// NewTicket is the new-ticket form: fresh, or refused with what was
+	// typed.
+	NewTicket *formState
 }
 
 func (s *Server) boardPage(w http.ResponseWriter, r *http.Request) {
-	s.showBoard(w, r, r.PathValue("slug"), http.StatusOK, "")
+	s.showBoard(w, r, r.PathValue("slug"), http.StatusOK, "", freshForm("new"))
 }
 
 // showBoard renders a workspace's board: a column per status, or one
-// status with paging when the filter names one.
-func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, status int, errMsg string) {
+// status with paging when the filter names one; form is the new-ticket
+// form as it is to be shown.
+func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, status int, errMsg string, form *formState) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	f := filter{Status: board.Status(q.Get("status")), Owner: strings.TrimSpace(q.Get("owner")), Tag: strings.TrimSpace(q.Get("tag")),
@@ -94,7 +105,7 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 		s.errorPage(w, r, err)
 		return
 	}
-	d := boardData{Workspace: sum.Workspace, Filter: f, Filtered: f.any(), Here: "/w/" + slug, Live: live}
+	d := boardData{Workspace: sum.Workspace, Filter: f, Filtered: f.any(), Here: "/w/" + slug, Live: live, NewTicket: form}
 	if rest := withoutFlash(r.URL.Query()); rest != "" {
 		d.Here += "?" + rest
 	}
@@ -132,26 +143,20 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 		d.Columns = append(d.Columns, c)
 	}
 	d.NoMatch = d.Filtered && errMsg == "" && noTickets(d.Columns)
-	d.Owners = s.ownerChoices(r)
-	s.render(w, r, status, "board", page{Title: sum.Workspace.Name, Error: errMsg, Data: d})
-}
-
-// ownerChoices are the owner field's suggestions: human, every person, and
-// the agent working on this server in loopback mode.
-func (s *Server) ownerChoices(r *http.Request) []string {
-	out := []string{"human"}
-	handles, err := s.cfg.Accounts.Handles(r.Context())
-	if err == nil {
-		for _, h := range handles {
-			out = append(out, "human:"+h)
-		}
+	var shown []board.Ticket
+	for _, c := range d.Columns {
+		shown = append(shown, c.Tickets...)
 	}
-	return out
+	d.Owners = s.ownerChoices(r, authorsOf(shown, sum.RecentEvents))
+	s.render(w, r, status, "board", page{Title: sum.Workspace.Name, Error: errMsg, Data: d})
 }
 
 type ticketData struct {
 	Detail board.TicketDetail
-	Owners []string
+	Owners ownerPicker
+	// Form is the form this page shows refused (edit, note), nil when
+	// every form is fresh.
+	Form *formState
 	// Older pages of notes or history are shown instead of the newest
 	// when the page is asked for them (?notes=<cursor>, ?history=<cursor>).
 	OlderNotes, OlderHistory bool
@@ -162,10 +167,22 @@ type ticketData struct {
 }
 
 func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
-	s.showTicket(w, r, r.PathValue("id"), http.StatusOK, "")
+	s.showTicket(w, r, r.PathValue("id"), http.StatusOK, "", nil)
 }
 
-func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, status int, errMsg string) {
+// FormFor is the form named id ("edit", "move", "note") as the page shows
+// it: the refused one, with what was typed, when it is that form; else
+// fresh.
+func (d ticketData) FormFor(id string) *formState {
+	if d.Form != nil && d.Form.id == id {
+		return d.Form
+	}
+	return freshForm(id)
+}
+
+// showTicket renders a ticket's page; refused, if set, is one of its forms
+// as it was refused.
+func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, status int, errMsg string, refused *formState) {
 	live := liveMarker(func() (board.Changes, error) {
 		return s.cfg.Service.TicketChanges(r.Context(), board.TicketIDInput{ID: id})
 	})
@@ -174,7 +191,14 @@ func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, s
 		s.errorPage(w, r, err)
 		return
 	}
-	td := ticketData{Detail: d, Owners: s.ownerChoices(r), Live: live, Here: "/tickets/" + id}
+	authors := authorsOf([]board.Ticket{d.Ticket}, d.History)
+	for _, n := range d.Notes {
+		authors = append(authors, n.Author)
+	}
+	if sum, err := s.cfg.Service.GetWorkspaceSummary(r.Context(), board.WorkspaceInput{Workspace: d.Ticket.Workspace}); err == nil {
+		authors = append(authors, authorsOf(nil, sum.RecentEvents)...)
+	}
+	td := ticketData{Detail: d, Owners: s.ownerChoices(r, authors), Form: refused, Live: live, Here: "/tickets/" + id}
 	if r.Method == http.MethodGet {
 		td.Here = r.URL.RequestURI()
 	}
@@ -206,7 +230,9 @@ func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
 	res, err := s.cfg.Service.CreateWorkspace(r.Context(), in)
 	board.Observe(r.Context(), res, err) // the request's log line: replayed, or the error
 	if err != nil {
-		s.showHome(w, r, statusOf(err), message(err))
+		form, top := refusedForm("workspace", r, err, "slug", "name", "ai_policy")
+		refusedPage(w, "/")
+		s.showHome(w, r, formStatus(err), top, form)
 		return
 	}
 	seeOther(w, r, "/w/"+res.Workspace.Slug)

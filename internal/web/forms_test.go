@@ -67,10 +67,11 @@ func TestTicketForms(t *testing.T) {
 		if n := e.ticketCount("inbox"); n != 1 {
 			t.Fatalf("inbox holds %d tickets after the refused form, want 1", n)
 		}
-		// Bad input is shown on the board, nothing written.
+		// Bad input is shown on the board, nothing written (what the form
+		// shows then is TestRefusedFormKeepsInput's).
 		page = b.get("/w/inbox")
 		bad := url.Values{"request_id": {formRequestID(t, page.body, "/w/inbox/tickets")}, "title": {"   "}}
-		if r := b.post("/w/inbox/tickets", bad); r.status != http.StatusBadRequest || !strings.Contains(r.body, "title") {
+		if r := b.post("/w/inbox/tickets", bad); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "title") {
 			t.Fatalf("blank title: %d", r.status)
 		}
 

@@ -68,6 +68,8 @@ func New(cfg Config) *Server {
 	private.HandleFunc("POST /tickets/{id}/edit", s.editTicket)
 	private.HandleFunc("POST /tickets/{id}/move", s.moveTicket)
 	private.HandleFunc("POST /tickets/{id}/notes", s.addNote)
+	private.HandleFunc("POST /tickets/{id}/assign", s.assignToMe)
+	private.HandleFunc("GET /waiting", s.waitingPage)
 	private.HandleFunc("GET /people", s.peoplePage)
 	private.HandleFunc("POST /people", s.addPerson)
 	private.HandleFunc("POST /people/{handle}/disable", s.setDisabled(true))
@@ -85,6 +87,7 @@ func New(cfg Config) *Server {
 		private.HandleFunc("GET /agents", s.agentsPage)
 		private.HandleFunc("POST /agents/{id}/revoke", s.revokeAgent)
 	}
+	addFormPages(mux, private, cfg.OAuth != nil)
 	mux.Handle("/", s.requirePerson(private))
 
 	var h http.Handler = mux

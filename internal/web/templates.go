@@ -24,7 +24,9 @@ var templateFS embed.FS
 var pages = sync.OnceValues(parsePages)
 
 func parsePages() (map[string]*template.Template, error) {
-	layout, err := template.New("layout.html").Funcs(funcs).Funcs(cardFuncs).ParseFS(templateFS, "templates/layout.html")
+	// The layout and the parts pages share (templates/parts) go into
+	// every page.
+	layout, err := template.New("layout.html").Funcs(funcs).Funcs(cardFuncs).ParseFS(templateFS, "templates/layout.html", "templates/parts/*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +75,12 @@ var funcs = template.FuncMap{
 		return []board.AIPolicy{board.PolicyReadWrite, board.PolicyReadOnly, board.PolicyHidden}
 	},
 	"requestID": newRequestID,
-	"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"ago":       ago,
+	"ownerField": func(o ownerPicker, f *formState, current string) ownerField {
+		return ownerField{Picker: o, Form: f, Current: current}
+	},
+	"agoPtr": agoPtr,
+	"when":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"whenPtr": func(t *time.Time) string {
 		if t == nil {
 			return ""

@@ -57,6 +57,14 @@ func optionalValue(s string) *string {
 	return &s
 }
 
+// refusedPage tells htmx which page a refused form is shown on: the
+// address bar then holds that page's URL (a GET that reloads), not the
+// URL the form posted to. It replaces rather than pushes: the person is
+// still on the page they were on.
+func refusedPage(w http.ResponseWriter, page string) {
+	w.Header().Set("HX-Replace-Url", page)
+}
+
 // createTicket is the board's "new ticket" form.
 func (s *Server) createTicket(w http.ResponseWriter, r *http.Request) {
 	slug := r.PathValue("slug")
@@ -66,7 +74,7 @@ func (s *Server) createTicket(w http.ResponseWriter, r *http.Request) {
 		Title:     strings.TrimSpace(r.PostFormValue("title")),
 		Body:      r.PostFormValue("body"),
 		Priority:  board.Priority(r.PostFormValue("priority")),
-		Owner:     strings.TrimSpace(r.PostFormValue("owner")),
+		Owner:     s.normaliseOwner(r, r.PostFormValue("owner")),
 		Due:       strings.TrimSpace(r.PostFormValue("due")),
 		Tags:      splitTags(r.PostFormValue("tags")),
 		Links:     parseLinks(r.PostFormValue("links")),
@@ -74,7 +82,9 @@ func (s *Server) createTicket(w http.ResponseWriter, r *http.Request) {
 	res, err := s.cfg.Service.CreateTicket(r.Context(), in)
 	board.Observe(r.Context(), res, err) // the request's log line: replayed, or the error
 	if err != nil {
-		s.showBoard(w, r, slug, statusOf(err), message(err))
+		form, top := refusedForm("new", r, err, "title", "body", "priority", "owner", "due", "tags", "links")
+		refusedPage(w, "/w/"+slug)
+		s.showBoard(w, r, slug, formStatus(err), top, form)
 		return
 	}
 	seeOther(w, r, localPath(r.PostFormValue("return_to"), "/tickets/"+res.Ticket.ID))
@@ -95,7 +105,7 @@ func (s *Server) editTicket(w http.ResponseWriter, r *http.Request) {
 		Title:     &title,
 		Body:      &body,
 		Priority:  &priority,
-		Owner:     board.Nullable{Set: true, Value: optionalValue(r.PostFormValue("owner"))},
+		Owner:     board.Nullable{Set: true, Value: optionalValue(s.normaliseOwner(r, r.PostFormValue("owner")))},
 		Due:       board.Nullable{Set: true, Value: optionalValue(r.PostFormValue("due"))},
 		Tags:      &tags,
 	}
@@ -109,7 +119,9 @@ func (s *Server) editTicket(w http.ResponseWriter, r *http.Request) {
 	res, err := s.cfg.Service.UpdateTicket(r.Context(), in)
 	board.Observe(r.Context(), res, err)
 	if err != nil {
-		s.showTicket(w, r, id, statusOf(err), message(err))
+		form, top := refusedForm("edit", r, err, "title", "body", "priority", "owner", "due", "tags", "links")
+		refusedPage(w, "/tickets/"+id)
+		s.showTicket(w, r, id, formStatus(err), top, form)
 		return
 	}
 	seeOther(w, r, withFlash("/tickets/"+id, "saved"))
@@ -123,7 +135,9 @@ func (s *Server) moveTicket(w http.ResponseWriter, r *http.Request) {
 	res, err := s.cfg.Service.MoveTicket(r.Context(), in)
 	board.Observe(r.Context(), res, err)
 	if err != nil {
-		s.showTicket(w, r, id, statusOf(err), message(err))
+		form, top := refusedForm("move", r, err, "status", "reason")
+		refusedPage(w, "/tickets/"+id)
+		s.showTicket(w, r, id, formStatus(err), top, form)
 		return
 	}
 	seeOther(w, r, localPath(r.PostFormValue("return_to"), "/tickets/"+id))
@@ -136,7 +150,9 @@ func (s *Server) addNote(w http.ResponseWriter, r *http.Request) {
 	res, err := s.cfg.Service.AddNote(r.Context(), in)
 	board.Observe(r.Context(), res, err)
 	if err != nil {
-		s.showTicket(w, r, id, statusOf(err), message(err))
+		form, top := refusedForm("note", r, err, "body")
+		refusedPage(w, "/tickets/"+id+"#notes")
+		s.showTicket(w, r, id, formStatus(err), top, form)
 		return
 	}
 	seeOther(w, r, "/tickets/"+id+"#notes")
