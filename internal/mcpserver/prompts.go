@@ -123,9 +123,9 @@ When you are done, sum up what you changed and what needs a person.
 
 func standupPrompt(ctx context.Context, svc *board.Service, args map[string]string) (string, error) {
 	slug := strings.TrimSpace(args["workspace"])
-	since, ok := parseSince(args["since"], time.Now())
-	if !ok {
-		return "", board.Errorf(board.CodeInvalid, "since %q is not a time this prompt reads: %s", args["since"], sinceHelp)
+	since, err := parseSince(args["since"], time.Now())
+	if err != nil {
+		return "", err
 	}
 	sum, err := svc.GetWorkspaceSummary(ctx, board.WorkspaceInput{Workspace: slug})
 	if err != nil {

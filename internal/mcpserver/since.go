@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // sinceHelp is what the standup prompt says when it cannot read since.
@@ -17,8 +19,9 @@ const maxSince = 31 * 24 * time.Hour
 
 // parseSince reads the standup prompt's since argument: when the period to
 // report starts. Days are UTC days, as the board stamps its events in UTC.
-// An empty since is the last 24 hours.
-func parseSince(s string, now time.Time) (time.Time, bool) {
+// An empty since is the last 24 hours. The error says what it takes.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	orig := s
 	now = now.UTC()
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	s = strings.ToLower(strings.TrimSpace(s))
@@ -33,7 +36,7 @@ func parseSince(s string, now time.Time) (time.Time, bool) {
 	case strings.HasSuffix(s, "d"):
 		n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
 		if err != nil || n < 0 {
-			return time.Time{}, false
+			return time.Time{}, unreadableSince(orig)
 		}
 		if n > int(maxSince/(24*time.Hour)) {
 			n = int(maxSince / (24 * time.Hour))
@@ -47,14 +50,18 @@ func parseSince(s string, now time.Time) (time.Time, bool) {
 		} else if d, err := time.ParseDuration(s); err == nil && d >= 0 {
 			t = now.Add(-d)
 		} else {
-			return time.Time{}, false
+			return time.Time{}, unreadableSince(orig)
 		}
 	}
 	if t.After(now) {
-		return time.Time{}, false
+		return time.Time{}, board.Errorf(board.CodeInvalid, "since %q is in the future: nothing has changed since then yet; %s", orig, sinceHelp)
 	}
 	if t.Before(now.Add(-maxSince)) {
 		t = now.Add(-maxSince)
 	}
-	return t, true
+	return t, nil
+}
+
+func unreadableSince(s string) error {
+	return board.Errorf(board.CodeInvalid, "since %q is not a time this prompt reads: %s", s, sinceHelp)
 }
