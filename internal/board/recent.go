@@ -175,6 +175,9 @@ func inParallel(ctx context.Context, n int, fn func(ctx context.Context, i int) 
 	for range min(n, recentReaders) {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // handed over as the failure came: not started
+				}
 				if err := fn(ctx, i); err != nil {
 					mu.Lock()
 					if firstErr == nil {
