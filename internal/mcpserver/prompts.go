@@ -67,7 +67,7 @@ func promptHandler(svc *board.Service, who PrincipalFunc, known []string,
 		if strings.TrimSpace(args["workspace"]) == "" {
 			return nil, invalidParams("the %s prompt needs the workspace argument: the slug of a workspace%s", req.Params.Name, yourWorkspaces(ctx, svc))
 		}
-		text, err := build(ctx, svc, args)
+		text, err := gatedText(ctx, func() (string, error) { return build(ctx, svc, args) })
 		board.Observe(ctx, nil, err)
 		if board.ErrorCode(err) == board.CodeNotFound {
 			return nil, invalidParams("%s%s", err.Error(), yourWorkspaces(ctx, svc))

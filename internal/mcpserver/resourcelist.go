@@ -17,6 +17,10 @@ import (
 // (a cursor) are the SDK's own. resources/read stays on the templates
 // (resources.go), which serve any ticket, listed or not.
 
+// resourceEntryBytes is about what one listed resource costs in the
+// answer: a title of up to 200 characters, a URI and a description.
+const resourceEntryBytes = 1 << 10
+
 func listRecentResources(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -32,7 +36,13 @@ func listRecentResources(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 				return res, nil
 			}
 			ctx = board.WithPrincipal(ctx, who(ctx, req.GetExtra()))
+			// The tickets are read whole (their descriptions too), so the
+			// read waits its turn at the answer gate as the read tools do.
+			if err := holdAnswer(ctx, board.MaxAnswerBytes); err != nil {
+				return nil, err
+			}
 			mine, err := boardResources(ctx, svc)
+			settleAnswer(ctx, int64(len(mine))*resourceEntryBytes)
 			board.Observe(ctx, mine, err)
 			if err != nil {
 				return nil, rpcError(err, "")

@@ -29,12 +29,18 @@ func registerResources(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
 		ctx = board.WithPrincipal(ctx, who(ctx, req.Extra))
-		d, err := svc.GetTicket(ctx, board.TicketIDInput{ID: strings.TrimPrefix(uri, ticketScheme)})
-		board.Observe(ctx, d, err)
+		text, err := gatedText(ctx, func() (string, error) {
+			d, err := svc.GetTicket(ctx, board.TicketIDInput{ID: strings.TrimPrefix(uri, ticketScheme)})
+			board.Observe(ctx, d, err)
+			if err != nil {
+				return "", rpcError(err, uri)
+			}
+			return ticketMarkdown(d), nil
+		})
 		if err != nil {
-			return nil, rpcError(err, uri)
+			return nil, err
 		}
-		return markdownResource(uri, ticketMarkdown(d)), nil
+		return markdownResource(uri, text), nil
 	})
 
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
@@ -46,13 +52,32 @@ func registerResources(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
 		ctx = board.WithPrincipal(ctx, who(ctx, req.Extra))
-		sum, err := svc.GetWorkspaceSummary(ctx, board.WorkspaceInput{Workspace: strings.TrimPrefix(uri, workspaceScheme)})
-		board.Observe(ctx, sum, err)
+		text, err := gatedText(ctx, func() (string, error) {
+			sum, err := svc.GetWorkspaceSummary(ctx, board.WorkspaceInput{Workspace: strings.TrimPrefix(uri, workspaceScheme)})
+			board.Observe(ctx, sum, err)
+			if err != nil {
+				return "", rpcError(err, uri)
+			}
+			return workspaceMarkdown(sum), nil
+		})
 		if err != nil {
-			return nil, rpcError(err, uri)
+			return nil, err
 		}
-		return markdownResource(uri, workspaceMarkdown(sum)), nil
+		return markdownResource(uri, text), nil
 	})
+}
+
+// gatedText runs a read that renders text under the answer gate
+// (answergate.go), as the read tools do: it takes the most an answer may be
+// before reading the store, and keeps what the text costs as a JSON string
+// (at most twice its length) until the response is written.
+func gatedText(ctx context.Context, read func() (string, error)) (string, error) {
+	if err := holdAnswer(ctx, board.MaxAnswerBytes); err != nil {
+		return "", err // the caller gave up while waiting for room
+	}
+	text, err := read()
+	settleAnswer(ctx, int64(2*len(text)))
+	return text, err
 }
 
 // markdownResource is a read's answer. Its cache scope is private: what a
