@@ -1,12 +1,16 @@
 package mcpserver_test
 
 import (
+	"context"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // A ticket resource shows the ticket's fields, its description, its newest
@@ -129,4 +133,48 @@ func TestResourcesListRecentTickets(t *testing.T) {
 			t.Errorf("a person's recent tickets = %+v, %v; want private-1 first of 4", all, err)
 		}
 	})
+}
+
+// Resources registered up front (the conformance server's fixtures) stay
+// listed and readable after the caller's own, which lead the list.
+func TestResourcesListKeepsStaticResources(t *testing.T) {
+	for _, version := range []string{legacyVersion, modernVersion} {
+		t.Run(version, func(t *testing.T) {
+			st := testbackends.Open(t, testbackends.SQLite).Store
+			svc, err := board.NewService(board.Config{Store: st, BaseURL: "http://board.test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.StaticPrincipal(agent)})
+			server.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"},
+				func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "fixed"}}}, nil
+				})
+			ts := httptest.NewServer(mcpserver.Handler(server, mcpserver.HandlerOptions{}))
+			t.Cleanup(ts.Close)
+			made, err := svc.CreateTicket(board.WithPrincipal(t.Context(), agent), board.CreateTicketInput{RequestID: "s1", Workspace: "inbox", Title: "Listed"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := connect(t, ts.URL+"/mcp", version, nil)
+			res, err := cs.ListResources(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var uris []string
+			for _, r := range res.Resources {
+				uris = append(uris, r.URI)
+			}
+			want := []string{"ticket://" + made.Ticket.ID, "workspace://inbox", "workspace://reference", "test://static"}
+			if !slices.Equal(uris, want) {
+				t.Fatalf("resources/list = %v, want %v", uris, want)
+			}
+			if res.CacheScope != "private" {
+				t.Errorf("cache scope %q, want private: the list is the caller's", res.CacheScope)
+			}
+			if got, err := readResource(cs, "test://static"); err != nil || got.Contents[0].Text != "fixed" {
+				t.Errorf("static resource read: %+v, %v", got, err)
+			}
+		})
+	}
 }
