@@ -47,7 +47,7 @@ func TestCapabilitiesMatchWhatIsServed(t *testing.T) {
 				t.Errorf("capabilities declare completions, which are not served: %v", caps)
 			}
 
-			// Each declared list method is served: an empty list, not an error.
+			// Each declared list method is served: a list, not an error.
 			for method, field := range map[string]string{"tools/list": "tools", "prompts/list": "prompts",
 				"resources/list": "resources", "resources/templates/list": "resourceTemplates"} {
 				var res map[string]json.RawMessage

@@ -50,6 +50,9 @@ type envOptions struct {
 	// wrapHandler wraps the HTTP handler (e.g. a gate where a request
 	// reaches the server); nil: none.
 	wrapHandler func(http.Handler) http.Handler
+	// backend names a store of internal/testbackends (e.g. minidyn, for a
+	// test that runs on both stores in every run); "": LEDGER_TEST_STORE's.
+	backend string
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -58,7 +61,14 @@ func newEnv(t *testing.T, opts envOptions) *env {
 		opts.principal = agent
 	}
 	var e env
-	if os.Getenv("LEDGER_TEST_STORE") == "dynamodb" {
+	if opts.backend != "" {
+		b := testbackends.Open(t, opts.backend)
+		e.Store = b.Store
+		e.Witness = func(t *testing.T) map[string]int {
+			t.Fatalf("no witness on backend %s", opts.backend)
+			return nil
+		}
+	} else if os.Getenv("LEDGER_TEST_STORE") == "dynamodb" {
 		e.Store, e.Witness = openDynamo(t)
 	} else {
 		e.Store, e.Witness = openSQLite(t)

@@ -21,7 +21,8 @@ To learn what changed since you last looked, call list_activity with since set t
 Every write tool takes a request_id: choose a new unique one (for example a UUID) for each new intent.
 After an error, a timeout or a lost connection, do not invent a new request_id: call find_request with the old one to learn whether the write happened, and if you retry, reuse the same request_id with exactly the same arguments; the server then returns the first result (replayed: true) instead of writing twice.
 Status changes go through move_ticket; update_ticket changes the other fields.
-Some workspaces are read-only for AI; their tickets can be read but not changed.`
+Some workspaces are read-only for AI; their tickets can be read but not changed.
+Resources: ticket://<id> (e.g. ticket://inbox-21) is a ticket as Markdown and workspace://<slug> a workspace's summary; resources/list offers the recently changed tickets. Prompts: triage and standup take a workspace.`
 
 // PrincipalFunc decides who is calling from what the transport knows (a
 // verified token, headers). It never looks at tool arguments.
@@ -48,8 +49,8 @@ type Options struct {
 	// (test-tools/conformance/server), never the product's.
 	ExtraTasks *TasksConfig
 	// Completion serves completion/complete and declares completions (the
-	// conformance test server's fixture prompts); the product has no prompt
-	// arguments to complete.
+	// conformance test server's fixture prompts); the product completes
+	// nothing, so a client never offers values the board would refuse.
 	Completion func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 }
 
@@ -58,11 +59,10 @@ type Options struct {
 //   - tools without listChanged: the tool set is fixed at start, so there is
 //     never a tools/list_changed to send (and a stateless JSON server has no
 //     stream to send one on);
-//   - prompts and resources, empty and without listChanged or subscribe: the
-//     SDK answers prompts/list, prompts/get, resources/list,
-//     resources/templates/list and resources/read on every server, so they
-//     are declared rather than served undeclared (the conformance suite's
-//     sep-2575-server-declares-prompts-in-discover);
+//   - prompts and resources without listChanged or subscribe: the prompts
+//     and resource templates are fixed at start (prompts.go, resources.go);
+//     resources/list is computed per call (resourcelist.go), and a stateless
+//     server has no session to notify of its changes or to subscribe;
 //   - logging, the SDK's default: logging/setLevel is served on 2025-11-25.
 func capabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{
@@ -76,7 +76,8 @@ func capabilities() *mcp.ServerCapabilities {
 	}
 }
 
-// NewServer builds the MCP server with every tool registered.
+// NewServer builds the MCP server with every tool, resource template and
+// prompt registered.
 func NewServer(svc *board.Service, opts Options) *mcp.Server {
 	if opts.Principal == nil {
 		opts.Principal = StaticPrincipal(board.Principal{Source: board.SourceMCP})
@@ -92,7 +93,10 @@ func NewServer(svc *board.Service, opts Options) *mcp.Server {
 		CompletionHandler: opts.Completion,
 	})
 	registerTools(s, svc, opts.Principal)
+	registerResources(s, svc, opts.Principal)
+	registerPrompts(s, svc, opts.Principal)
 	installBoardTasks(s, svc, opts.Principal, opts.ExtraTasks)
+	listRecentResources(s, svc, opts.Principal)
 	noteMethods(s)
 	return s
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var updateToolsnaps = flag.Bool("update-toolsnaps", false, "rewrite __toolsnaps__ from the current tools/list")
+var updateToolsnaps = flag.Bool("update-toolsnaps", false, "rewrite __toolsnaps__, __resourcesnaps__ and __promptsnaps__ from the current tools/list, resources/templates/list and prompts/list")
 
 // TestToolsnaps keeps one snapshot per tool of what tools/list says, so a
 // change to a name, description, annotation or schema is a deliberate diff.

@@ -240,7 +240,8 @@ var knownMCPMethods = map[string]bool{
 	"initialize": true, "notifications/initialized": true, "ping": true, "server/discover": true,
 	"tools/list": true, "tools/call": true, "notifications/cancelled": true,
 	"tasks/get": true, "tasks/update": true, "tasks/cancel": true, "tasks/list": true, "tasks/result": true,
-	"resources/list": true, "prompts/list": true, "logging/setLevel": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"prompts/list": true, "prompts/get": true, "logging/setLevel": true,
 }
 
 func (r *Request) summary(status int, end time.Time, httpMethod string) Summary {

@@ -1,0 +1,116 @@
+package mcpserver_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
+)
+
+// onStoresAndRevisions runs fn on SQLite and on DynamoDB (minidyn, in
+// process: every run has it), each on both protocol revisions, with a
+// fresh server per store. Under LEDGER_TEST_STORE=dynamodb (make test's
+// second run of this package) it runs on that store alone: the first run
+// covered the other two.
+func onStoresAndRevisions(t *testing.T, fn func(t *testing.T, e *env, cs *mcp.ClientSession)) {
+	t.Helper()
+	backends := []string{testbackends.SQLite, testbackends.Minidyn}
+	if os.Getenv("LEDGER_TEST_STORE") == "dynamodb" {
+		backends = []string{""} // newEnv's rule: the endpoint it names
+	}
+	for _, backend := range backends {
+		name := backend
+		if name == "" {
+			name = "dynamodb"
+		}
+		t.Run(name, func(t *testing.T) {
+			for _, version := range []string{legacyVersion, modernVersion} {
+				t.Run(version, func(t *testing.T) {
+					e := newEnv(t, envOptions{backend: backend})
+					fn(t, e, connect(t, e.URL, version, nil))
+				})
+			}
+		})
+	}
+}
+
+// readText reads a resource that must exist and returns its one text.
+func readText(t *testing.T, cs *mcp.ClientSession, uri string) string {
+	t.Helper()
+	res, err := readResource(cs, uri)
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
+	}
+	if len(res.Contents) != 1 || res.Contents[0].URI != uri || res.Contents[0].MIMEType != "text/markdown" {
+		t.Fatalf("read %s: contents %+v, want one text/markdown content of that uri", uri, res.Contents)
+	}
+	return res.Contents[0].Text
+}
+
+func readResource(cs *mcp.ClientSession, uri string) (*mcp.ReadResourceResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+}
+
+// rpcErr is the JSON-RPC error a call must have failed with.
+func rpcErr(t *testing.T, what string, err error) *jsonrpc.Error {
+	t.Helper()
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%s: error %v (%T), want a JSON-RPC error", what, err, err)
+	}
+	return e
+}
+
+// seed writes as a caller outside MCP (a person, or the test's agent).
+type seed struct {
+	t   *testing.T
+	svc *board.Service
+	ctx context.Context
+	n   int
+}
+
+func seedAs(t *testing.T, e *env, ctx context.Context) *seed {
+	return &seed{t: t, svc: e.Svc, ctx: ctx}
+}
+
+func (s *seed) rid() string { s.n++; return fmt.Sprintf("seed-%d", s.n) }
+
+func (s *seed) create(in board.CreateTicketInput) board.Ticket {
+	s.t.Helper()
+	in.RequestID = s.rid()
+	r, err := s.svc.CreateTicket(s.ctx, in)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return r.Ticket
+}
+
+func (s *seed) note(id, body string) {
+	s.t.Helper()
+	if _, err := s.svc.AddNote(s.ctx, board.AddNoteInput{RequestID: s.rid(), ID: id, Body: body}); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *seed) move(id string, to board.Status, reason string) {
+	s.t.Helper()
+	if _, err := s.svc.MoveTicket(s.ctx, board.MoveTicketInput{RequestID: s.rid(), ID: id, Status: to, Reason: reason}); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// sameShape compares two refusals that name different things: equal once
+// each one's subject is replaced by X.
+func sameShape(a, subjectA, b, subjectB string) bool {
+	return strings.ReplaceAll(a, subjectA, "X") == strings.ReplaceAll(b, subjectB, "X")
+}
