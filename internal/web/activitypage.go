@@ -24,6 +24,10 @@ type activityData struct {
 	Events    []board.Event
 	Newest    string // the page without a cursor, same filters
 	Next      string // the older page, or "" at the oldest
+	// Live is the change marker the newest page was rendered at ("" on an
+	// older page, which new events never reach); Here is the page live.js
+	// fetches again on a change.
+	Live, Here string
 }
 
 // activityPage shows a workspace's activity, newest first, a page at a
@@ -36,6 +40,12 @@ func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	in := board.ListActivityInput{Workspace: slug, By: strings.TrimSpace(q.Get("by")), Kind: q.Get("kind"),
 		Cursor: q.Get("cursor"), Limit: activityPageSize}
+	var live string
+	if in.Cursor == "" { // read before the list, so a change between the two shows at the first poll
+		live = liveMarker(func() (board.Changes, error) {
+			return s.cfg.Service.WorkspaceChanges(ctx, board.WorkspaceInput{Workspace: slug})
+		})
+	}
 	list, err := s.cfg.Service.ListActivity(ctx, in)
 	if err != nil {
 		s.errorPage(w, r, err)
@@ -54,6 +64,7 @@ func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Newest = activityURL(slug, in.By, in.Kind, "")
+	d.Live, d.Here = live, d.Newest
 	if list.NextCursor != nil {
 		d.Next = activityURL(slug, in.By, in.Kind, *list.NextCursor)
 	}

@@ -58,7 +58,15 @@ func TestActivityPage(t *testing.T) {
 		if m == nil {
 			t.Fatal("no link to the older events")
 		}
+		// The newest page refreshes itself on the workspace's changes; an
+		// older one, which new events never reach, does not poll.
+		if !strings.Contains(first.body, `data-live-marker="/w/inbox/changes"`) {
+			t.Error("the newest Activity page does not follow the workspace's changes (data-live-marker)")
+		}
 		older := b.get(html.UnescapeString(m[1]))
+		if strings.Contains(older.body, "data-live-marker") {
+			t.Error("an older Activity page polls for changes it can never show")
+		}
 		if n := len(activityEntry.FindAllString(older.body, -1)); n != 3 || !strings.Contains(older.body, `href="/tickets/inbox-1"`) ||
 			!strings.Contains(older.body, "Back to the newest") || olderActivity.MatchString(older.body) {
 			t.Errorf("the older page shows %d events; want the last 3 down to inbox-1, a way back and no further page", n)

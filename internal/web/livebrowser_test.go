@@ -180,6 +180,25 @@ func runLiveScenario(t *testing.T, exe, backend string) {
 		t.Errorf("the focus after the live update is not in the half-typed note")
 	}
 	shot("live-ticket.png")
+
+	// The Activity page: the agent's next change appears at the top of the
+	// list, and each time shows as a relative time on the new part too.
+	run("open the Activity page", 10*time.Second,
+		chromedp.Navigate(e.url+"/w/inbox/activity"),
+		chromedp.WaitVisible(css(`#activity-list li`)),
+	)
+	eval(`document.body.dataset.probe = "activity page"; ""`)
+	tool("move_ticket", map[string]any{"request_id": "live-6", "id": "inbox-7", "status": "done", "reason": "all links work"})
+	run("the agent's move appears first", 5*time.Second,
+		chromedp.Poll[chromedp.Void](`document.querySelector("#activity-list li").textContent.includes("all links work")`,
+			chromedp.WithPollingInterval(50*time.Millisecond)))
+	if got := eval(`document.body.dataset.probe || ""`); got != "activity page" {
+		t.Errorf("the Activity page was navigated or reloaded: %q", got)
+	}
+	if got := eval(`document.querySelector("#activity-list li time").textContent`); strings.Contains(got, "UTC") {
+		t.Errorf("the new part's time reads %q, want a relative time (time.js on live parts)", got)
+	}
+	shot("live-activity.png")
 }
 
 // TestLiveBoardBacksOffAndRestsWhenHidden: while the marker fails, the
