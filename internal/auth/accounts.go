@@ -137,13 +137,13 @@ func (a *Accounts) AddPerson(ctx context.Context, in AddPersonInput) (string, er
 		return "", err
 	}
 	if err := board.ValidateHandle(in.Handle); err != nil {
-		return "", err
+		return "", board.InField("handle", err)
 	}
 	if in.Name == "" {
 		in.Name = in.Handle
 	}
 	if err := board.ValidateDisplayName(in.Name); err != nil {
-		return "", err
+		return "", board.InField("name", err)
 	}
 	if in.Role == "" {
 		in.Role = board.RoleMember

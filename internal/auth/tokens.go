@@ -116,12 +116,12 @@ func (a *Accounts) CreateToken(ctx context.Context, in CreateTokenInput) (Create
 	if in.Agent != "" {
 		name, err := board.ValidateAgentName(in.Agent)
 		if err != nil {
-			return CreatedToken{}, err
+			return CreatedToken{}, board.InField("agent", err)
 		}
 		in.Agent = name
 	}
 	if err := board.ValidateTokenLabel(in.Label); err != nil {
-		return CreatedToken{}, err
+		return CreatedToken{}, board.InField("label", err)
 	}
 	if in.Secret != "" && !wellFormedToken(in.Secret) {
 		return CreatedToken{}, board.Errorf(board.CodeInvalid, "the form's token is malformed; reload the page and submit again")

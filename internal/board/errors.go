@@ -84,6 +84,11 @@ func ErrorField(err error) string {
 	return ""
 }
 
+// InField marks a validation error as being about field (see inField),
+// for checks made outside this package, such as the people and token
+// inputs of the auth package.
+func InField(field string, err error) error { return inField(field, err) }
+
 // inField marks a validation error as being about field, keeping a field an
 // inner check named already. Validation errors are made fresh for each
 // call, so marking one in place is safe.

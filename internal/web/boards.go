@@ -240,19 +240,20 @@ func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
 
 type settingsData struct {
 	Workspace board.Workspace
+	Form      *formState // the settings form, refused with what was typed or nil
 }
 
 func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request) {
-	s.showSettings(w, r, http.StatusOK, "")
+	s.showSettings(w, r, http.StatusOK, "", nil)
 }
 
-func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, status int, errMsg string, form *formState) {
 	ws, err := s.cfg.Service.GetWorkspaceSummary(r.Context(), board.WorkspaceInput{Workspace: r.PathValue("slug")})
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.render(w, r, status, "settings", page{Title: ws.Workspace.Name + " settings", Error: errMsg, Data: settingsData{Workspace: ws.Workspace}})
+	s.render(w, r, status, "settings", page{Title: ws.Workspace.Name + " settings", Error: errMsg, Data: settingsData{Workspace: ws.Workspace, Form: form}})
 }
 
 // updateSettings changes a workspace's name and ai_policy (admins).
@@ -263,7 +264,8 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 	res, err := s.cfg.Service.UpdateWorkspace(r.Context(), in)
 	board.Observe(r.Context(), res, err)
 	if err != nil {
-		s.showSettings(w, r, statusOf(err), message(err))
+		f, top := refusedForm("settings", r, err, "name", "ai_policy")
+		s.showSettings(w, r, formStatus(err), top, f)
 		return
 	}
 	seeOther(w, r, withFlash("/w/"+in.Workspace, "saved"))

@@ -21,13 +21,14 @@ type peopleData struct {
 	InviteTTL  string
 	Self       string
 	FormSecret func() string
+	Form       *formState // the Add a person form, refused with what was typed or nil
 }
 
 func (s *Server) peoplePage(w http.ResponseWriter, r *http.Request) {
-	s.showPeople(w, r, http.StatusOK, "", "", "")
+	s.showPeople(w, r, http.StatusOK, "", "", "", nil)
 }
 
-func (s *Server) showPeople(w http.ResponseWriter, r *http.Request, status int, errMsg, newHandle, newSecret string) {
+func (s *Server) showPeople(w http.ResponseWriter, r *http.Request, status int, errMsg, newHandle, newSecret string, form *formState) {
 	ctx := r.Context()
 	people, err := s.cfg.Accounts.People(ctx)
 	if err != nil {
@@ -40,7 +41,7 @@ func (s *Server) showPeople(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	d := peopleData{People: people, Invitations: invs, NewHandle: newHandle, FormSecret: auth.NewSecret,
-		InviteTTL: "7 days", Self: strings.TrimPrefix(board.PrincipalFrom(ctx).Author, "human:")}
+		InviteTTL: "7 days", Form: form, Self: strings.TrimPrefix(board.PrincipalFrom(ctx).Author, "human:")}
 	if newSecret != "" {
 		d.NewLink = strings.TrimRight(s.cfg.BaseURL, "/") + "/invite/" + newSecret
 	}
@@ -59,10 +60,11 @@ func (s *Server) addPerson(w http.ResponseWriter, r *http.Request) {
 	secret, err := s.cfg.Accounts.AddPerson(r.Context(), auth.AddPersonInput{Handle: handle,
 		Name: strings.TrimSpace(r.PostFormValue("name")), Role: role, InvitationSecret: r.PostFormValue("secret")})
 	if err != nil {
-		s.showPeople(w, r, statusOf(err), message(err), "", "")
+		f, top := refusedForm("person", r, err, "handle", "name")
+		s.showPeople(w, r, formStatus(err), top, "", "", f)
 		return
 	}
-	s.showPeople(w, r, http.StatusOK, "", handle, secret)
+	s.showPeople(w, r, http.StatusOK, "", handle, secret, nil)
 }
 
 // invitePerson makes a new link for a person (a lost link or a reset).
@@ -70,10 +72,10 @@ func (s *Server) invitePerson(w http.ResponseWriter, r *http.Request) {
 	handle := r.PathValue("handle")
 	secret, err := s.cfg.Accounts.Invite(r.Context(), handle, r.PostFormValue("secret"))
 	if err != nil {
-		s.showPeople(w, r, statusOf(err), message(err), "", "")
+		s.showPeople(w, r, statusOf(err), message(err), "", "", nil)
 		return
 	}
-	s.showPeople(w, r, http.StatusOK, "", handle, secret)
+	s.showPeople(w, r, http.StatusOK, "", handle, secret, nil)
 }
 
 func (s *Server) setDisabled(disabled bool) http.HandlerFunc {
@@ -87,7 +89,7 @@ func (s *Server) setDisabled(disabled bool) http.HandlerFunc {
 			return
 		}
 		if err := s.cfg.Accounts.SetDisabled(r.Context(), handle, disabled); err != nil {
-			s.showPeople(w, r, statusOf(err), message(err), "", "")
+			s.showPeople(w, r, statusOf(err), message(err), "", "", nil)
 			return
 		}
 		key := "enabled"
@@ -100,7 +102,7 @@ func (s *Server) setDisabled(disabled bool) http.HandlerFunc {
 
 func (s *Server) revokeInvitation(w http.ResponseWriter, r *http.Request) {
 	if err := s.cfg.Accounts.RevokeInvitation(r.Context(), r.PathValue("hash")); err != nil {
-		s.showPeople(w, r, statusOf(err), message(err), "", "")
+		s.showPeople(w, r, statusOf(err), message(err), "", "", nil)
 		return
 	}
 	seeOther(w, r, withFlash("/people", "invitation-revoked"))

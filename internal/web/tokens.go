@@ -20,13 +20,14 @@ type tokensData struct {
 	APIURL    string
 	Handle    string
 	FormToken func() string
+	Form      *formState // the Make a token form, refused with what was typed or nil
 }
 
 func (s *Server) tokensPage(w http.ResponseWriter, r *http.Request) {
-	s.showTokens(w, r, http.StatusOK, "", auth.CreatedToken{})
+	s.showTokens(w, r, http.StatusOK, "", auth.CreatedToken{}, nil)
 }
 
-func (s *Server) showTokens(w http.ResponseWriter, r *http.Request, status int, errMsg string, made auth.CreatedToken) {
+func (s *Server) showTokens(w http.ResponseWriter, r *http.Request, status int, errMsg string, made auth.CreatedToken, form *formState) {
 	ctx := r.Context()
 	handle := strings.TrimPrefix(board.PrincipalFrom(ctx).Author, "human:")
 	tokens, err := s.cfg.Accounts.Tokens(ctx, handle)
@@ -36,7 +37,7 @@ func (s *Server) showTokens(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	base := strings.TrimRight(s.cfg.BaseURL, "/")
 	d := tokensData{Tokens: tokens, New: made.Secret, NewToken: made.Token, MCPURL: base + "/mcp", APIURL: base + "/api/v1",
-		Handle: handle, FormToken: auth.NewTokenSecret}
+		Handle: handle, FormToken: auth.NewTokenSecret, Form: form}
 	s.render(w, r, status, "tokens", page{Title: "My tokens", Error: errMsg, Data: d})
 }
 
@@ -48,10 +49,11 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 		Agent: strings.TrimSpace(r.PostFormValue("agent")), Label: strings.TrimSpace(r.PostFormValue("label")),
 		Secret: r.PostFormValue("token")})
 	if err != nil {
-		s.showTokens(w, r, statusOf(err), message(err), auth.CreatedToken{})
+		f, top := refusedForm("token", r, err, "agent", "label")
+		s.showTokens(w, r, formStatus(err), top, auth.CreatedToken{}, f)
 		return
 	}
-	s.showTokens(w, r, http.StatusOK, "", made)
+	s.showTokens(w, r, http.StatusOK, "", made, nil)
 }
 
 // revokeToken revokes one of the person's tokens, once confirmed: whatever
@@ -64,7 +66,7 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := s.cfg.Accounts.RevokeToken(r.Context(), r.PathValue("id")); err != nil {
-		s.showTokens(w, r, statusOf(err), message(err), auth.CreatedToken{})
+		s.showTokens(w, r, statusOf(err), message(err), auth.CreatedToken{}, nil)
 		return
 	}
 	seeOther(w, r, withFlash("/tokens", "revoked"))

@@ -110,10 +110,11 @@ func TestMyTokens(t *testing.T) {
 		if page := mia.get("/tokens"); !strings.Contains(page.body, "revoked") || revokeForm.MatchString(page.body) {
 			t.Fatal("the revoked token is not shown as revoked")
 		}
-		// A bad agent name is refused on the page and makes nothing.
+		// A bad agent name is refused beside its field (422, the form to
+		// correct) and makes nothing.
 		page = mia.get("/tokens")
 		bad := mia.post("/tokens", url.Values{"token": {formToken.FindStringSubmatch(page.body)[1]}, "agent": {"two words"}})
-		if bad.status != http.StatusBadRequest || !strings.Contains(bad.body, "agent name") {
+		if bad.status != http.StatusUnprocessableEntity || !strings.Contains(bad.body, "agent name") {
 			t.Fatalf("a bad agent name: %d", bad.status)
 		}
 		if list, _ := e.store.ListTokens(context.Background(), "mia"); len(list) != 1 {
