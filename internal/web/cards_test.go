@@ -58,6 +58,10 @@ func checkCardContent(t *testing.T, backend string) {
 	if strings.Contains(personCard, "ai-badge") || strings.Contains(personCard, "overdue") {
 		t.Errorf("the person's card is badged as AI or overdue:\n%s", personCard)
 	}
+	// The ticket's page says whom the agent made it for, as its card does.
+	if tp := b.get("/tickets/inbox-1").body; !regexp.MustCompile(`<dt>Created</dt><dd><time [^>]*>[^<]*</time> by ai:claude for human:alice</dd>`).MatchString(tp) {
+		t.Error("the ticket page's Created line does not say the agent made it for human:alice")
+	}
 	// The tag link filters the board to that tag.
 	if f := b.get("/w/inbox?tag=docs").body; !strings.Contains(f, `id="card-inbox-1"`) || strings.Contains(f, `id="card-inbox-2"`) {
 		t.Error("the tag link's board does not show exactly the tagged ticket")
