@@ -45,17 +45,7 @@ func runBrowserForms(t *testing.T, exe, backend string) {
 	if _, err := e.svc.MoveTicket(agent, board.MoveTicketInput{RequestID: "a2", ID: res.Ticket.ID, Status: board.StatusWaitingHuman}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(outputDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ctx := openBrowser(t, exe, 1280, 900)
 	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)

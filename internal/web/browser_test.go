@@ -61,18 +61,7 @@ func runBrowserScenarios(t *testing.T, exe, backend string) {
 	e.addPerson("alice", board.RoleAdmin)
 	agentURL := e.serveMode(e.store, auth.ModeLoopback) // MCP as ai:agent, same store
 	agent := mcpClient(t, agentURL)
-	if err := os.MkdirAll(outputDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil { // start the browser on a context without a deadline
-		t.Fatal(err)
-	}
+	ctx := openBrowser(t, exe, 1280, 900)
 
 	// postsSent counts the POSTs the page sends (the browser's own count,
 	// from its network events), to wait for the server to have answered

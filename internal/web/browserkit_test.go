@@ -35,19 +35,28 @@ func newEnvWithAgents(t *testing.T, backend string) *env {
 	return e
 }
 
-func startSession(t *testing.T, exe string, e *env, backend string) *session {
+// openBrowser starts the browser at exe with a window of width × height
+// for the rest of the test, and makes the screenshot folder. The context
+// it returns has no deadline: each step bounds itself.
+func openBrowser(t *testing.T, exe string, width, height int) context.Context {
 	t.Helper()
 	if err := os.MkdirAll(outputDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))...)
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.WindowSize(width, height))...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil {
+	if err := chromedp.Do(ctx); err != nil { // start the browser on a context without a deadline
 		t.Fatal(err)
 	}
+	return ctx
+}
+
+func startSession(t *testing.T, exe string, e *env, backend string) *session {
+	t.Helper()
+	ctx := openBrowser(t, exe, 1280, 900)
 	s := &session{t: t, ctx: ctx, e: e, backend: backend}
 	go func() {
 		for ev, err := range chromedp.Events(ctx, network.RequestWillBeSent) {

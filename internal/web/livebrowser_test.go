@@ -44,17 +44,7 @@ func TestLiveBoardInBrowser(t *testing.T) {
 func runLiveScenario(t *testing.T, exe, backend string) {
 	e := newEnv(t, backend, auth.ModeLoopback) // the local person on the board, ai:agent on /mcp
 	agent := mcpClient(t, e.url)
-	if err := os.MkdirAll(outputDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.WindowSize(1280, 700))...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ctx := openBrowser(t, exe, 1280, 700)
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	run := func(what string, within time.Duration, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
