@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -111,13 +110,7 @@ func runBrowserScenarios(t *testing.T, exe, backend string) {
 	}
 	shot := func(name string) {
 		t.Helper()
-		buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(outputDir, backend+"-"+name), buf, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		screenshot(t, ctx, backend, name)
 	}
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 

@@ -100,12 +100,18 @@ func eval[T any](s *session, what, script string, opts ...chromedp.EvaluateOptio
 // shot saves a full-page screenshot as test-output/<backend>-<name>.
 func (s *session) shot(name string) {
 	s.t.Helper()
-	buf, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(100))
+	screenshot(s.t, s.ctx, s.backend, name)
+}
+
+// screenshot saves the page of ctx, whole, as test-output/<backend>-<name>.
+func screenshot(t *testing.T, ctx context.Context, backend, name string) {
+	t.Helper()
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
-		s.t.Fatalf("screenshot %s: %v", name, err)
+		t.Fatalf("screenshot %s: %v", name, err)
 	}
-	if err := os.WriteFile(filepath.Join(outputDir, s.backend+"-"+name), buf, 0o644); err != nil {
-		s.t.Fatal(err)
+	if err := os.WriteFile(filepath.Join(outputDir, backend+"-"+name), buf, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

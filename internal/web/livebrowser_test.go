@@ -8,8 +8,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,13 +76,7 @@ func runLiveScenario(t *testing.T, exe, backend string) {
 	}
 	shot := func(name string) {
 		t.Helper()
-		buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(outputDir, backend+"-"+name), buf, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		screenshot(t, ctx, backend, name)
 	}
 
 	// Enough tickets for the page to scroll; the first is the one whose
