@@ -36,6 +36,7 @@ var Operator = board.Principal{Author: "operator", Role: board.RoleAdmin}
 type Store interface {
 	board.PeopleStore
 	board.TokenStore
+	board.CredentialStore
 }
 
 // Config configures Accounts.
@@ -60,6 +61,7 @@ type Accounts struct {
 	log           *slog.Logger
 	addrs         *addrGate
 	onCheck       func()
+	handles       knownHandles
 }
 
 // NewAccounts fills defaults.

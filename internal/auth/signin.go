@@ -124,15 +124,12 @@ func (a *Accounts) sessionPerson(ctx context.Context, secret string) (board.Pers
 	if !wellFormedSecret(secret) {
 		return board.Person{}, errNoSession
 	}
-	ses, err := a.store.GetSession(ctx, HashSecret(secret), a.now())
-	if errors.Is(err, board.ErrNotFound) {
+	f, p, err := a.LookupCredential(ctx, board.CredentialLookup{Kind: board.CredentialSession, ID: HashSecret(secret), Now: a.now()},
+		func(f board.FoundCredential) string { return f.Session.Handle })
+	if errors.Is(err, ErrBadCredential) {
 		return board.Person{}, errNoSession
 	}
-	if err != nil {
-		return board.Person{}, err
-	}
-	p, err := a.ActivePerson(ctx, ses.Handle)
-	if err == nil && p.Voids(ses.CreatedAt) {
+	if err == nil && p.Voids(f.Session.CreatedAt) {
 		// Made before a password reset or a disable: ended for good.
 		return board.Person{}, errNoSession
 	}

@@ -220,10 +220,11 @@ func (a *Accounts) RevokeToken(ctx context.Context, id string) (board.APIToken, 
 }
 
 // VerifyToken is the resolver's BearerVerifier for API tokens. It reads
-// the token and its person on every call (nothing is cached, so a
-// revocation or a disabled person stops the token at the next call on any
-// instance) and records the use at TokenTouchEvery granularity. The token
-// itself is never logged.
+// the token and its person on every call (nothing of their state is
+// cached, so a revocation or a disabled person stops the token at the next
+// call on any instance: one read once this instance knows whose the token
+// is) and records the use at TokenTouchEvery granularity. The token itself
+// is never logged.
 func (a *Accounts) VerifyToken(ctx context.Context, token string) (board.Principal, bool, error) {
 	if !strings.HasPrefix(token, TokenPrefix) {
 		return board.Principal{}, false, nil
@@ -232,21 +233,19 @@ func (a *Accounts) VerifyToken(ctx context.Context, token string) (board.Princip
 		return board.Principal{}, true, ErrBadCredential
 	}
 	hash := HashSecret(token)
-	tok, err := a.store.GetToken(ctx, hash[:tokenIDLen])
-	if errors.Is(err, board.ErrNotFound) || (err == nil && (tok.Hash != hash || tok.RevokedAt != nil)) {
+	id := hash[:tokenIDLen]
+	f, person, err := a.LookupCredential(ctx, board.CredentialLookup{Kind: board.CredentialToken, ID: id},
+		func(f board.FoundCredential) string { return f.Token.Handle })
+	if errors.Is(err, ErrBadCredential) {
 		return board.Principal{}, true, ErrBadCredential
 	}
 	if err != nil {
-		a.log.Error("reading an API token failed", "token_id", hash[:tokenIDLen], "err", err)
+		a.log.Error("reading an API token or its person failed", "token_id", id, "err", err)
 		return board.Principal{}, true, err
 	}
-	person, err := a.ActivePerson(ctx, tok.Handle)
-	if errors.Is(err, errNoSession) {
+	tok := f.Token
+	if tok.Hash != hash || tok.RevokedAt != nil {
 		return board.Principal{}, true, ErrBadCredential
-	}
-	if err != nil {
-		a.log.Error("reading a token's person failed", "token_id", tok.ID, "err", err)
-		return board.Principal{}, true, err
 	}
 	a.touch(ctx, tok)
 	return tok.Principal(person), true, nil

@@ -27,6 +27,8 @@ type Store interface {
 	WorkspaceWriter
 	// API tokens (tokenstore.go).
 	TokenStore
+	// A credential and its person in one read (credentialstore.go).
+	CredentialStore
 	// TaskStore: durable tasks and staged imports (taskstore.go).
 	TaskStore
 	// The OAuth authorization server's records (oauthstore.go).

@@ -360,7 +360,12 @@ func (s *Store) GetOAuthToken(ctx context.Context, grantID, hash string) (board.
 	if err != nil {
 		return board.OAuthToken{}, board.OAuthGrant{}, err
 	}
-	ti, gi := found[0], found[1]
+	return decodeOAuthPair(grantID, hash, found[0], found[1])
+}
+
+// decodeOAuthPair is an OAuth token's item and its grant's, or ErrNotFound
+// when either is missing or the token is another grant's.
+func decodeOAuthPair(grantID, hash string, ti, gi map[string]types.AttributeValue) (board.OAuthToken, board.OAuthGrant, error) {
 	if ti == nil || gi == nil || getS(ti, attrGrantID) != grantID {
 		return board.OAuthToken{}, board.OAuthGrant{}, board.ErrNotFound
 	}

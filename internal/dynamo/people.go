@@ -417,10 +417,17 @@ func (s *Store) GetSession(ctx context.Context, idHash string, now time.Time) (b
 	if err != nil {
 		return board.Session{}, err
 	}
+	return decodeSession(idHash, item, now)
+}
+
+// decodeSession is a session item read, or ErrNotFound when there is none
+// or it has expired at now.
+func decodeSession(idHash string, item map[string]types.AttributeValue, now time.Time) (board.Session, error) {
 	if !live(item, now) {
 		return board.Session{}, board.ErrNotFound
 	}
 	ses := board.Session{IDHash: idHash, Handle: getS(item, attrHandle)}
+	var err error
 	if ses.CreatedAt, err = time.Parse(time.RFC3339Nano, getS(item, attrCreatedAt)); err != nil {
 		return ses, err
 	}

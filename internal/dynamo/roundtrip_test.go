@@ -56,7 +56,7 @@ func TestRoundTrips(t *testing.T) {
 	for _, e := range endpoints() {
 		t.Run(e.name, func(t *testing.T) {
 			ep := e.newEndpoint(t)
-			rows := measureRoundTrips(t, ep)
+			rows := append(measureRoundTrips(t, ep), measureSignedIn(t, ep)...)
 			var b strings.Builder
 			fmt.Fprintf(&b, "\nround trips on %s\n| call | requests | operations | budget | note |\n|---|---|---|---|---|\n", e.name)
 			for _, r := range rows {

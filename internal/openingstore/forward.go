@@ -326,6 +326,12 @@ func (s *Store) GetOAuthToken(ctx context.Context, grantID, hash string) (board.
 	return st.GetOAuthToken(ctx, grantID, hash)
 }
 
+// LookupCredential is board.Store's, answered by the store published early
+// when the open has not finished (a credential check's read).
+func (s *Store) LookupCredential(ctx context.Context, l board.CredentialLookup) (board.FoundCredential, error) {
+	return call(ctx, s.forCredentials, func(st board.Store) (board.FoundCredential, error) { return st.LookupCredential(ctx, l) })
+}
+
 // RotateOAuthRefresh is board.Store's, answered once the store is open.
 func (s *Store) RotateOAuthRefresh(ctx context.Context, r board.OAuthRotation) error {
 	return do(ctx, s.get, func(st board.Store) error { return st.RotateOAuthRefresh(ctx, r) })

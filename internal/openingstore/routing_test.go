@@ -17,6 +17,7 @@ import (
 // store published early. Every other method waits for the open.
 var credentialReads = map[string]bool{
 	"GetPerson": true, "GetSession": true, "GetToken": true, "TouchToken": true, "GetOAuthToken": true, "TouchOAuthGrant": true,
+	"LookupCredential": true,
 }
 
 var errEarly = errors.New("answered by the early store")
@@ -35,6 +36,10 @@ func (earlyOnly) GetSession(context.Context, string, time.Time) (board.Session, 
 
 func (earlyOnly) GetToken(context.Context, string) (board.APIToken, error) {
 	return board.APIToken{}, errEarly
+}
+
+func (earlyOnly) LookupCredential(context.Context, board.CredentialLookup) (board.FoundCredential, error) {
+	return board.FoundCredential{}, errEarly
 }
 
 func (earlyOnly) TouchToken(context.Context, string, time.Time, time.Time) error { return errEarly }

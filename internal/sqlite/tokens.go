@@ -110,3 +110,9 @@ func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.
 		return err
 	})
 }
+
+// LookupCredential reads the credential, then the person: on the embedded
+// store two reads cost no more than one.
+func (s *Store) LookupCredential(ctx context.Context, l board.CredentialLookup) (board.FoundCredential, error) {
+	return board.LookupCredentialByParts(ctx, s, l)
+}

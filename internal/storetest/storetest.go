@@ -94,6 +94,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"People", peopleTests()},
 		{"Credentials", credentialTests()},
 		{"Tokens", tokenTests()},
+		{"CredentialLookup", credentialLookupTests()},
 		{"OAuth", oauthTests()},
 		{"WorkspaceWrites", workspaceWriteTests()},
 		{"Tasks", taskTests()},
