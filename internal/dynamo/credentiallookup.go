@@ -7,9 +7,9 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// LookupCredential is one consistent BatchGetItem: the credential's item
-// (an OAuth token's with its grant's) and, when the handle is given, the
-// person's. A warm instance, which remembers whose a credential is, so
+// LookupCredential is one consistent read: the credential's item (an OAuth
+// token's with its grant's) and, when the handle is given, the person's,
+// in one BatchGetItem (a GetItem when it is one item). A warm instance, which remembers whose a credential is, so
 // checks a call's credential in one request instead of two in a row.
 func (s *Store) LookupCredential(ctx context.Context, l board.CredentialLookup) (board.FoundCredential, error) {
 	var keys []map[string]types.AttributeValue
@@ -26,7 +26,7 @@ func (s *Store) LookupCredential(ctx context.Context, l board.CredentialLookup) 
 	if l.Handle != "" {
 		keys = append(keys, personKey(l.Handle))
 	}
-	found, err := s.batchGet(ctx, keys)
+	found, err := s.readKeys(ctx, keys)
 	if err != nil {
 		return board.FoundCredential{}, err
 	}
@@ -53,4 +53,14 @@ func (s *Store) LookupCredential(ctx context.Context, l board.CredentialLookup) 
 		f.Person = &p
 	}
 	return f, nil
+}
+
+// readKeys reads one item with a GetItem and more with one BatchGetItem,
+// both consistent.
+func (s *Store) readKeys(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	if len(keys) == 1 {
+		item, err := s.getItem(ctx, keys[0])
+		return []map[string]types.AttributeValue{item}, err
+	}
+	return s.batchGet(ctx, keys)
 }
