@@ -196,6 +196,14 @@ func (s *failingStore) GetToken(ctx context.Context, id string) (board.APIToken,
 	return s.Store.GetToken(ctx, id)
 }
 
+// LookupCredential is how a call's token is read: it fails like GetToken.
+func (s *failingStore) LookupCredential(ctx context.Context, l board.CredentialLookup) (board.FoundCredential, error) {
+	if s.failTokens.Load() && l.Kind == board.CredentialToken {
+		return board.FoundCredential{}, errDiskOnFire
+	}
+	return s.Store.LookupCredential(ctx, l)
+}
+
 // 409 while the first request with a key is still running (a leased
 // record, as an import holds), 422 for a key reused with another body or on
 // another route; nothing is written.

@@ -174,7 +174,7 @@ func TestTokensNeverLogged(t *testing.T) {
 	failing.failTokens.Store(true)
 	e.refused(call{method: "GET", path: "/api/v1/workspaces", token: e.tokens["bob"]}, 503, "internal")
 	logs := e.logs.String()
-	if !strings.Contains(logs, "reading an API token failed") {
+	if !strings.Contains(logs, "reading an API token or its person failed") {
 		t.Fatalf("the store failure was not logged; the log holds:\n%s", logs)
 	}
 	for name, secret := range map[string]string{"alice": e.tokens["alice"], "claude": e.tokens["claude"], "bob": e.tokens["bob"], "unknown": unknown} {
