@@ -89,3 +89,33 @@ type BoardMover interface {
 	BoardSource
 	BoardTarget
 }
+
+// MovedItem is one item of a batch: exactly one field is set.
+type MovedItem struct {
+	Ticket  *Ticket
+	Note    *Note
+	Event   *Event
+	Request *ledger.Record
+}
+
+// BatchTarget is a BoardTarget that can put many items in one write (the
+// embedded store, where a write is a transaction and its sync to disk).
+type BatchTarget interface {
+	// PutBatch puts items in order, each as its single put would, in one
+	// atomic write. With stopAtCollision it stops after the first
+	// Collision: the outcomes up to and including it are returned, and
+	// nothing after it is written. On an error a *BatchError names the
+	// item that failed: the outcomes of the items before it are returned
+	// (they are written), and nothing from it on is written.
+	PutBatch(ctx context.Context, items []MovedItem, now time.Time, stopAtCollision bool) ([]Outcome, error)
+}
+
+// BatchError is a batch put's failure at one item.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return e.Err.Error() }
+
+func (e *BatchError) Unwrap() error { return e.Err }

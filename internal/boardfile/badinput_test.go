@@ -22,6 +22,14 @@ func TestBadInput(t *testing.T) {
 	// A ticket in the middle of the tickets, and the first note.
 	mid := indexOf(t, lines, `{"kind":"ticket","ticket":{"id":"ops-2"`)
 	firstNote := indexOf(t, lines, `{"kind":"note"`)
+	// The last note: its batch holds the notes before it.
+	lastNote := firstNote
+	for strings.HasPrefix(lines[lastNote+1], `{"kind":"note"`) {
+		lastNote++
+	}
+	if lastNote == firstNote {
+		t.Fatal("the board has one note; the tests need two")
+	}
 	join := func(ls []string) []byte { return []byte(strings.Join(ls, "\n") + "\n") }
 	with := func(i int, l string) []byte {
 		c := append([]string(nil), lines...)
@@ -47,7 +55,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown field", with(mid, strings.Replace(lines[mid], `"kind":"ticket"`, `"kind":"ticket","colour":"red"`, 1)), mid + 1, "unknown field", -1},
 		{"workspace missing", with(mid, strings.ReplaceAll(lines[mid], `ops`, `gone`)), mid + 1, "workspace gone is not in the file", -1},
 		{"invalid ticket", with(mid, strings.Replace(lines[mid], `"status":"`, `"status":"x`, 1)), mid + 1, "status", -1},
-		{"note of a missing ticket", with(firstNote, strings.Replace(lines[firstNote], `"ticket_id":"ops-`, `"ticket_id":"ops-9`, 1)), firstNote + 1, "not in the target store", -1},
+		{"note of a missing ticket", with(lastNote, strings.Replace(lines[lastNote], `"ticket_id":"ops-`, `"ticket_id":"ops-9`, 1)), lastNote + 1, "not in the target store", -1},
 		{"end counts wrong", with(len(lines)-1, strings.Replace(lines[len(lines)-1], `"ticket":`, `"ticket":1`, 1)), len(lines), "end line counts", -1},
 		{"line after the end", join(append(append([]string(nil), lines...), lines[mid])), len(lines) + 1, "after the end line", -1},
 		{"line too long", with(mid, `{"kind":"ticket","x":"`+strings.Repeat("a", boardfile.MaxLine)+`"}`), mid + 1, "longer than", -1},

@@ -98,6 +98,7 @@ type importer struct {
 	read   Counts          // items read per kind, for the end line
 	spaces map[string]bool // workspaces of the file
 	kept   map[string]bool // tickets whose target copy was kept
+	queue  []queued        // items read, not yet written (batch.go)
 }
 
 // Import reads a file written by Export from r and puts every item into
@@ -159,21 +160,33 @@ func (im *importer) run() error {
 		if err != nil {
 			return fmt.Errorf("workspace %s: %w", w.Slug, err)
 		}
-		if err := im.count(KindWorkspace, w.Slug, out); err != nil {
+		if err := im.count(KindWorkspace, w.Slug, out, im.lines.n); err != nil {
 			return err
 		}
 	}
+	// Whatever stops the import, the items queued before it are written
+	// first: they come from lines before the one that stopped it.
 	for l := first; ; {
 		if l.Kind == KindEnd {
+			if err := im.flush(); err != nil {
+				return err
+			}
 			return im.end(l)
 		}
 		if err := im.put(l); err != nil {
+			if ferr := im.flush(); ferr != nil {
+				return ferr
+			}
 			return im.fail(err)
 		}
-		var err error
-		if l, err = im.nextLine(); err != nil {
+		next, err := im.nextLine()
+		if err != nil {
+			if ferr := im.flush(); ferr != nil {
+				return ferr
+			}
 			return err
 		}
+		l = next
 	}
 }
 
@@ -263,9 +276,9 @@ func (im *importer) fresh() (bool, error) {
 	return im.dst.BoardEmpty(im.ctx)
 }
 
-// count records a put's outcome; a clash stops the import unless the
-// merge mode keeps the target's copy.
-func (im *importer) count(kind, id string, out board.Outcome) error {
+// count records a put's outcome for the item of line; a clash stops the
+// import unless the merge mode keeps the target's copy.
+func (im *importer) count(kind, id string, out board.Outcome, line int) error {
 	switch out {
 	case board.Written:
 		im.res.Written[kind]++
@@ -273,11 +286,14 @@ func (im *importer) count(kind, id string, out board.Outcome) error {
 		im.res.AlreadyThere[kind]++
 	case board.Collision:
 		if im.opts.Merge != MergeSkip {
-			return im.fail(fmt.Errorf("%s %s is in the target store with other content; pass --merge=skip to keep the target's copy and import the rest", kind, id))
+			return &LineError{Line: line, Err: fmt.Errorf("%s %s is in the target store with other content; pass --merge=skip to keep the target's copy and import the rest", kind, id)}
 		}
 		im.res.Kept[kind]++
+		if kind == KindTicket {
+			im.kept[id] = true
+		}
 		if im.opts.Collisions != nil {
-			fmt.Fprintf(im.opts.Collisions, "line %d: %s %s is in the target with other content: kept the target's copy\n", im.lines.n, kind, id)
+			fmt.Fprintf(im.opts.Collisions, "line %d: %s %s is in the target with other content: kept the target's copy\n", line, kind, id)
 		}
 	}
 	return nil
@@ -285,9 +301,8 @@ func (im *importer) count(kind, id string, out board.Outcome) error {
 
 func (im *importer) skip(kind string) { im.res.Skipped[kind]++ }
 
-// put checks one item and writes it.
+// put checks one item and writes it (or queues it: batch.go).
 func (im *importer) put(l *line) error {
-	ctx := im.ctx
 	switch l.Kind {
 	case KindWorkspace:
 		return errors.New("a workspace line after other items: every workspace comes first")
@@ -303,14 +318,7 @@ func (im *importer) put(l *line) error {
 		if !im.spaces[t.Workspace] {
 			return fmt.Errorf("ticket %s: its workspace %s is not in the file (workspaces come first)", t.ID, t.Workspace)
 		}
-		out, err := im.dst.PutTicket(ctx, t)
-		if err != nil {
-			return im.storeErr("ticket "+t.ID, err)
-		}
-		if out == board.Collision {
-			im.kept[t.ID] = true
-		}
-		return im.count(KindTicket, t.ID, out)
+		return im.write(KindTicket, t.ID, board.MovedItem{Ticket: &t})
 	case KindNote:
 		if l.Note == nil {
 			return errors.New("a note line without its note")
@@ -322,11 +330,7 @@ func (im *importer) put(l *line) error {
 			im.skip(KindNote)
 			return nil
 		}
-		out, err := im.dst.PutNote(ctx, *l.Note)
-		if err != nil {
-			return im.storeErr("note "+l.Note.ID, err)
-		}
-		return im.count(KindNote, l.Note.ID, out)
+		return im.write(KindNote, l.Note.ID, board.MovedItem{Note: l.Note})
 	case KindEvent:
 		if l.Event == nil {
 			return errors.New("an event line without its event")
@@ -341,38 +345,32 @@ func (im *importer) put(l *line) error {
 			im.skip(KindEvent)
 			return nil
 		}
-		out, err := im.dst.PutEvent(ctx, *l.Event)
-		if err != nil {
-			return im.storeErr("event "+l.Event.ID, err)
-		}
-		return im.count(KindEvent, l.Event.ID, out)
+		return im.write(KindEvent, l.Event.ID, board.MovedItem{Event: l.Event})
 	case KindRequest:
-		return im.putRequest(l)
+		r := l.Request
+		if r == nil {
+			return errors.New("a request line without its record")
+		}
+		if err := board.ValidateMovedRequest(*r); err != nil {
+			return err
+		}
+		if r.Expired(im.opts.Now) || !board.MovedTool(r.Tool) || im.kept[recordTicket(*r)] {
+			im.skip(KindRequest)
+			return nil
+		}
+		return im.write(KindRequest, r.Key.Principal+" "+r.Key.RequestID, board.MovedItem{Request: r})
 	case KindPerson:
+		if err := im.flush(); err != nil {
+			return err
+		}
 		return im.putPerson(l)
 	case KindToken:
+		if err := im.flush(); err != nil {
+			return err
+		}
 		return im.putToken(l)
 	}
 	return fmt.Errorf("unknown kind %q", l.Kind)
-}
-
-func (im *importer) putRequest(l *line) error {
-	r := l.Request
-	if r == nil {
-		return errors.New("a request line without its record")
-	}
-	if err := board.ValidateMovedRequest(*r); err != nil {
-		return err
-	}
-	if r.Expired(im.opts.Now) || !board.MovedTool(r.Tool) || im.kept[recordTicket(*r)] {
-		im.skip(KindRequest)
-		return nil
-	}
-	out, err := im.dst.PutRequest(im.ctx, *r, im.opts.Now)
-	if err != nil {
-		return im.storeErr("request record "+r.Key.RequestID, err)
-	}
-	return im.count(KindRequest, r.Key.Principal+" "+r.Key.RequestID, out)
 }
 
 // recordTicket is the ticket a record's call wrote: its id argument, or

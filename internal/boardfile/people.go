@@ -38,13 +38,13 @@ func (im *importer) putPerson(l *line) error {
 		if err != nil {
 			return fmt.Errorf("person %s: %w", p.Handle, err)
 		}
-		return im.count(KindPerson, p.Handle, board.Written)
+		return im.count(KindPerson, p.Handle, board.Written, im.lines.n)
 	case err != nil:
 		return fmt.Errorf("person %s: %w", p.Handle, err)
 	}
 	same := have.Name == p.Name && have.Role == p.Role && have.PasswordHash == p.PasswordHash &&
 		have.Disabled == p.Disabled && have.CreatedAt.Equal(p.CreatedAt) && have.CredentialsNotBefore.Equal(p.CredentialsNotBefore)
-	return im.count(KindPerson, p.Handle, outcomeOf(same))
+	return im.count(KindPerson, p.Handle, outcomeOf(same), im.lines.n)
 }
 
 func (im *importer) putToken(l *line) error {
@@ -67,14 +67,14 @@ func (im *importer) putToken(l *line) error {
 			}
 			return fmt.Errorf("token %s: %w", t.ID, err)
 		}
-		return im.count(KindToken, t.ID, board.Written)
+		return im.count(KindToken, t.ID, board.Written, im.lines.n)
 	case err != nil:
 		return fmt.Errorf("token %s: %w", t.ID, err)
 	}
 	same := have.Hash == t.Hash && have.Handle == t.Handle && have.Agent == t.Agent && have.Label == t.Label &&
 		have.CreatedBy == t.CreatedBy && have.CreatedAt.Equal(t.CreatedAt) && sameTime(have.LastUsedAt, t.LastUsedAt) &&
 		sameTime(have.RevokedAt, t.RevokedAt)
-	return im.count(KindToken, t.ID, outcomeOf(same))
+	return im.count(KindToken, t.ID, outcomeOf(same), im.lines.n)
 }
 
 func outcomeOf(same bool) board.Outcome {

@@ -251,35 +251,41 @@ func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board
 func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, error) {
 	var out board.Outcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var last int64
-		err := tx.QueryRowContext(ctx, `SELECT last_number FROM workspaces WHERE slug = ?`, t.Workspace).Scan(&last)
-		if errors.Is(err, sql.ErrNoRows) {
-			return board.ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		have, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ?`, t.ID))
-		switch {
-		case err == nil:
-			out = outcome(board.SameTicket(have, t))
-			return nil
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		out = board.Written
-		args, err := ticketArgs(t)
-		if err != nil {
-			return err
-		}
-		if err := insertTickets(ctx, tx, [][]any{args}); err != nil {
-			return err
-		}
-		if t.Number > last {
-			_, err = tx.ExecContext(ctx, `UPDATE workspaces SET last_number = ? WHERE slug = ?`, t.Number, t.Workspace)
-		}
+		var err error
+		out, err = putTicket(ctx, tx, t)
 		return err
 	})
+	return out, err
+}
+
+func putTicket(ctx context.Context, tx *sql.Tx, t board.Ticket) (out board.Outcome, err error) {
+	var last int64
+	err = tx.QueryRowContext(ctx, `SELECT last_number FROM workspaces WHERE slug = ?`, t.Workspace).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, board.ErrNotFound
+	}
+	if err != nil {
+		return out, err
+	}
+	have, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ?`, t.ID))
+	switch {
+	case err == nil:
+		out = outcome(board.SameTicket(have, t))
+		return out, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return out, err
+	}
+	out = board.Written
+	args, err := ticketArgs(t)
+	if err != nil {
+		return out, err
+	}
+	if err := insertTickets(ctx, tx, [][]any{args}); err != nil {
+		return out, err
+	}
+	if t.Number > last {
+		_, err = tx.ExecContext(ctx, `UPDATE workspaces SET last_number = ? WHERE slug = ?`, t.Number, t.Workspace)
+	}
 	return out, err
 }
 
@@ -287,32 +293,38 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, e
 func (s *Store) PutNote(ctx context.Context, n board.Note) (board.Outcome, error) {
 	var out board.Outcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var have board.Note
-		var created string
-		err := tx.QueryRowContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes WHERE id = ?`, n.ID).
-			Scan(&have.ID, &have.TicketID, &have.Body, &have.Author, &have.Source, &created)
-		switch {
-		case err == nil:
-			if have.CreatedAt, err = parseTime(created); err != nil {
-				return err
-			}
-			out = outcome(board.SameNote(have, n))
-			return nil
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		var exists bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM tickets WHERE id = ?)`, n.TicketID).Scan(&exists); err != nil {
-			return err
-		}
-		if !exists {
-			return board.ErrNotFound
-		}
-		out = board.Written
-		_, err = tx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			n.ID, n.TicketID, n.Body, n.Author, string(n.Source), formatTime(n.CreatedAt))
+		var err error
+		out, err = putNote(ctx, tx, n)
 		return err
 	})
+	return out, err
+}
+
+func putNote(ctx context.Context, tx *sql.Tx, n board.Note) (out board.Outcome, err error) {
+	var have board.Note
+	var created string
+	err = tx.QueryRowContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes WHERE id = ?`, n.ID).
+		Scan(&have.ID, &have.TicketID, &have.Body, &have.Author, &have.Source, &created)
+	switch {
+	case err == nil:
+		if have.CreatedAt, err = parseTime(created); err != nil {
+			return out, err
+		}
+		out = outcome(board.SameNote(have, n))
+		return out, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return out, err
+	}
+	var exists bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM tickets WHERE id = ?)`, n.TicketID).Scan(&exists); err != nil {
+		return out, err
+	}
+	if !exists {
+		return out, board.ErrNotFound
+	}
+	out = board.Written
+	_, err = tx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		n.ID, n.TicketID, n.Body, n.Author, string(n.Source), formatTime(n.CreatedAt))
 	return out, err
 }
 
@@ -320,30 +332,36 @@ func (s *Store) PutNote(ctx context.Context, n board.Note) (board.Outcome, error
 func (s *Store) PutEvent(ctx context.Context, e board.Event) (board.Outcome, error) {
 	var out board.Outcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var data string
-		err := tx.QueryRowContext(ctx, `SELECT data FROM events WHERE id = ?`, e.ID).Scan(&data)
-		switch {
-		case err == nil:
-			var have board.Event
-			if err := json.Unmarshal([]byte(data), &have); err != nil {
-				return err
-			}
-			out = outcome(board.SameEvent(have, e))
-			return nil
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		var exists bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM workspaces WHERE slug = ?)`, e.Workspace).Scan(&exists); err != nil {
-			return err
-		}
-		if !exists {
-			return board.ErrNotFound
-		}
-		out = board.Written
-		return insertEvent(ctx, tx, e)
+		var err error
+		out, err = putEvent(ctx, tx, e)
+		return err
 	})
 	return out, err
+}
+
+func putEvent(ctx context.Context, tx *sql.Tx, e board.Event) (out board.Outcome, err error) {
+	var data string
+	err = tx.QueryRowContext(ctx, `SELECT data FROM events WHERE id = ?`, e.ID).Scan(&data)
+	switch {
+	case err == nil:
+		var have board.Event
+		if err := json.Unmarshal([]byte(data), &have); err != nil {
+			return out, err
+		}
+		out = outcome(board.SameEvent(have, e))
+		return out, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return out, err
+	}
+	var exists bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM workspaces WHERE slug = ?)`, e.Workspace).Scan(&exists); err != nil {
+		return out, err
+	}
+	if !exists {
+		return out, board.ErrNotFound
+	}
+	out = board.Written
+	return out, insertEvent(ctx, tx, e)
 }
 
 // PutRequest stores a completed record unless one unexpired at now holds
@@ -351,19 +369,25 @@ func (s *Store) PutEvent(ctx context.Context, e board.Event) (board.Outcome, err
 func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) (board.Outcome, error) {
 	var out board.Outcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		err := claimKey(ctx, tx, r.Key, now)
-		var held *ledger.ExistsError
-		if errors.As(err, &held) {
-			out = outcome(board.SameRecord(held.Record, r))
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		out = board.Written
-		return putRequest(ctx, tx, r)
+		var err error
+		out, err = putRecord(ctx, tx, r, now)
+		return err
 	})
 	return out, err
+}
+
+func putRecord(ctx context.Context, tx *sql.Tx, r ledger.Record, now time.Time) (out board.Outcome, err error) {
+	err = claimKey(ctx, tx, r.Key, now)
+	var held *ledger.ExistsError
+	if errors.As(err, &held) {
+		out = outcome(board.SameRecord(held.Record, r))
+		return out, nil
+	}
+	if err != nil {
+		return out, err
+	}
+	out = board.Written
+	return out, putRequest(ctx, tx, r)
 }
 
 func outcome(same bool) board.Outcome {
