@@ -21,6 +21,7 @@ func RunBoardMove(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"NoteAndEvent", moveNoteAndEvent},
 		{"Request", moveRequest},
 		{"ExportStreamsWhatWasPut", moveExport},
+		{"Batch", moveBatch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,5 +253,56 @@ func moveExport(t *testing.T, f *fixture) {
 	}
 	if len(slugs) == 0 || slugs[0] != "inbox" {
 		t.Errorf("exported workspaces %v, want the seeded ones by slug", slugs)
+	}
+}
+
+// moveBatch: a batch put writes new items as the single puts would,
+// commits the items before a failing one and nothing from it on, and stops
+// after a clash when asked to.
+func moveBatch(t *testing.T, f *fixture) {
+	bt, ok := f.s.(board.BatchTarget)
+	if !ok {
+		t.Fatal("the store does not implement board.BatchTarget")
+	}
+	now := f.now()
+	tk := func(n int64, st board.Status) *board.Ticket {
+		t := newTicket("inbox", n, alice, now, withStatus(st), withTags("batch"))
+		return &t
+	}
+	outs, err := bt.PutBatch(f.ctx, []board.MovedItem{{Ticket: tk(1, board.StatusDoing)}, {Ticket: tk(2, board.StatusDoing)}, {Ticket: tk(3, board.StatusDone)}}, now, false)
+	if err != nil || len(outs) != 3 || outs[0] != board.Written || outs[2] != board.Written {
+		t.Fatalf("a batch of new tickets: %v, %v", outs, err)
+	}
+	w, err := f.s.GetWorkspace(f.ctx, "inbox")
+	if err != nil || w.Counts[board.StatusDoing] != 2 || w.Counts[board.StatusDone] != 1 {
+		t.Errorf("inbox counts %v, %v; want 2 doing and 1 done", w.Counts, err)
+	}
+	if page := f.list(board.TicketQuery{Workspace: "inbox", Tag: "batch"}); len(page.Tickets) != 3 {
+		t.Errorf("tag listing after the batch: %d tickets, want 3", len(page.Tickets))
+	}
+	if plan := f.create("inbox", "after-batch"); plan.Ticket.Number != 4 {
+		t.Errorf("create after the batch got number %d, want 4", plan.Ticket.Number)
+	}
+
+	note := func(id, ticket string) *board.Note {
+		return &board.Note{ID: id, TicketID: ticket, Body: "b", Author: alice, Source: board.SourceMCP, CreatedAt: now}
+	}
+	outs, err = bt.PutBatch(f.ctx, []board.MovedItem{{Note: note("n1", "inbox-1")}, {Note: note("n2", "inbox-99")}, {Note: note("n3", "inbox-2")}}, now, false)
+	var be *board.BatchError
+	if !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, board.ErrNotFound) || len(outs) != 1 || outs[0] != board.Written {
+		t.Fatalf("a batch with a note of a missing ticket: %v, %v; want note 0 written and a failure at 1", outs, err)
+	}
+	if d, _ := f.detail("inbox-2"); len(d.Notes) != 0 {
+		t.Errorf("the note after the failing one was written")
+	}
+
+	clash := tk(2, board.StatusDoing)
+	clash.Title = "other"
+	outs, err = bt.PutBatch(f.ctx, []board.MovedItem{{Ticket: tk(1, board.StatusDoing)}, {Ticket: clash}, {Ticket: tk(9, board.StatusDoing)}}, now, true)
+	if err != nil || len(outs) != 2 || outs[0] != board.AlreadyThere || outs[1] != board.Collision {
+		t.Fatalf("a batch with a clash: %v, %v; want it to stop after the clash", outs, err)
+	}
+	if page := f.list(board.TicketQuery{Workspace: "inbox", Tag: "batch"}); len(page.Tickets) != 3 {
+		t.Errorf("the ticket after the clash was written: %d tickets tagged, want 3", len(page.Tickets))
 	}
 }
