@@ -75,7 +75,7 @@ func (s *Store) putMoved(ctx context.Context, it board.MovedItem, now time.Time)
 func (s *Store) batchTx(ctx context.Context, items []board.MovedItem, now time.Time) (int, []types.TransactWriteItem, error) {
 	var puts []types.TransactWriteItem
 	parents := map[string]map[string]types.AttributeValue{} // parent key -> key
-	counts := map[string]map[board.Status]int64{}            // workspace -> status -> tickets
+	counts := map[string]map[board.Status]int64{}           // workspace -> status -> tickets
 	next := map[string]int64{}
 	size, n := 0, 0
 	for _, it := range items {
@@ -173,7 +173,9 @@ func (s *Store) movedWrites(it board.MovedItem, now time.Time) ([]types.Transact
 	return nil, nil, 0, fmt.Errorf("dynamo: an empty item in a batch")
 }
 
-func keyString(k map[string]types.AttributeValue) string { return getS(k, attrPK) + "\x00" + getS(k, attrSK) }
+func keyString(k map[string]types.AttributeValue) string {
+	return getS(k, attrPK) + "\x00" + getS(k, attrSK)
+}
 
 func (s *Store) mustExist(k map[string]types.AttributeValue) types.TransactWriteItem {
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{

@@ -20,4 +20,3 @@ func TestBoardMove(t *testing.T) {
 		return s
 	})
 }
-
