@@ -130,6 +130,7 @@ func (im *importer) run() error {
 	// Workspaces come first: all of them are read (a few lines) before
 	// anything is written, to judge the target against the whole list.
 	var spaces []board.MovedWorkspace
+	var spaceLines []int
 	var first *line
 	for {
 		l, err := im.nextLine()
@@ -151,16 +152,30 @@ func (im *importer) run() error {
 		}
 		im.spaces[l.Workspace.Slug] = true
 		spaces = append(spaces, *l.Workspace)
+		spaceLines = append(spaceLines, im.lines.n)
 	}
 	if err := im.checkTarget(); err != nil {
 		return err
 	}
-	for _, w := range spaces {
+	held, err := im.heldWorkspaces()
+	if err != nil {
+		return err
+	}
+	for i, w := range spaces {
+		if have, ok := held[w.Slug]; ok && !board.SameWorkspace(have, w) {
+			// Merging: the target's settings are kept even where its
+			// workspace never held a ticket (that only a fresh store's
+			// seeded workspace gives up: PutWorkspace).
+			if err := im.count(KindWorkspace, w.Slug, board.Collision, spaceLines[i]); err != nil {
+				return err
+			}
+			continue
+		}
 		out, err := im.dst.PutWorkspace(im.ctx, w)
 		if err != nil {
-			return fmt.Errorf("workspace %s: %w", w.Slug, err)
+			return &LineError{Line: spaceLines[i], Err: fmt.Errorf("workspace %s: %w", w.Slug, err)}
 		}
-		if err := im.count(KindWorkspace, w.Slug, out, im.lines.n); err != nil {
+		if err := im.count(KindWorkspace, w.Slug, out, spaceLines[i]); err != nil {
 			return err
 		}
 	}
@@ -257,6 +272,20 @@ func (im *importer) checkTarget() error {
 		return err
 	}
 	return fmt.Errorf("%w and no earlier run of this file's import left its mark there; nothing was written: import into an empty store, rerun a stopped import with the same file, or pass --merge=skip (keep the target's copy of every clashing item, add the rest) or --merge=fail (add, but stop at the first clash)", ErrNotEmpty)
+}
+
+// heldWorkspaces are the target's workspaces when merging (nil without
+// --merge: the target is fresh or an earlier run of this import).
+func (im *importer) heldWorkspaces() (map[string]board.MovedWorkspace, error) {
+	if im.opts.Merge == MergeNone {
+		return nil, nil
+	}
+	held := map[string]board.MovedWorkspace{}
+	err := im.dst.ExportWorkspaces(im.ctx, func(w board.MovedWorkspace) error {
+		held[w.Slug] = w
+		return nil
+	})
+	return held, err
 }
 
 func (im *importer) fresh() (bool, error) {

@@ -171,3 +171,37 @@ func TestMerge(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkspaceClash: a workspace the target holds with other settings
+// stops --merge=fail at that workspace's line; --merge=skip keeps the
+// target's name and policy and adds the tickets.
+func TestWorkspaceClash(t *testing.T) {
+	clock := testbackends.NewClock(t0)
+	src := open(t, testbackends.SQLite, clock)
+	grow(t, src, 2)
+	file := export(t, src, boardfile.ExportOptions{})
+	lines := strings.Split(string(file), "\n")
+	opsLine := indexOf(t, lines, `{"kind":"workspace","workspace":{"slug":"ops"`) + 1
+	for _, name := range targets {
+		t.Run(name, func(t *testing.T) {
+			newTarget := func() *fixture {
+				dst := open(t, name, clock)
+				if _, err := dst.svc.CreateWorkspace(dst.as("human:ada", "", board.RoleAdmin), board.CreateWorkspaceInput{RequestID: "ws", Slug: "ops", Name: "Theirs"}); err != nil {
+					t.Fatal(err)
+				}
+				return dst
+			}
+			_, err := boardfile.Import(context.Background(), newTarget().store, bytes.NewReader(file), boardfile.ImportOptions{Merge: boardfile.MergeFail, Now: clock.Now()})
+			var le *boardfile.LineError
+			if !errors.As(err, &le) || le.Line != opsLine || !strings.Contains(err.Error(), "workspace ops") {
+				t.Errorf("--merge=fail: %v, want a stop at line %d (workspace ops)", err, opsLine)
+			}
+			dst := newTarget()
+			res := importInto(t, dst, file, boardfile.ImportOptions{Merge: boardfile.MergeSkip})
+			w, err := dst.store.GetWorkspace(context.Background(), "ops")
+			if err != nil || w.Name != "Theirs" || res.Kept[boardfile.KindWorkspace] != 1 || res.Written[boardfile.KindTicket] != 3 {
+				t.Errorf("--merge=skip: ops %+v, %v; kept %v, written %v; want the target's name kept and the 3 tickets added", w, err, res.Kept, res.Written)
+			}
+		})
+	}
+}

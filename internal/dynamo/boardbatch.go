@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -115,9 +116,14 @@ func (s *Store) batchTx(ctx context.Context, items []board.MovedItem, now time.T
 	}
 	for ws, nx := range next {
 		if s.cache.next(ws) < nx {
-			if err := s.raiseNext(ctx, ws, nx); err != nil {
-				// A missing workspace: the single puts report it.
+			err := s.raiseNext(ctx, ws, nx)
+			if errors.Is(err, board.ErrNotFound) {
+				// A missing workspace: this transaction fails its check,
+				// and the single puts report which ticket it was.
 				return n, append(puts, s.mustExist(workspaceKey(ws))), nil
+			}
+			if err != nil {
+				return 0, nil, err
 			}
 		}
 	}
