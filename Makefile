@@ -174,3 +174,13 @@ bench-restrouting:
 # of `make test`; figures in docs/benchmarks.md.
 bench-import:
 	$(GO) run ./bench/cmd/importbench $(BENCHFLAGS)
+
+# Moving a board of 10 000 tickets: tickets per second of export and
+# import-board both ways, SQLite -> SQLite and SQLite -> DynamoDB (moto,
+# started with scripts/moto-stepfunctions.py for its transaction snapshot
+# fix; EXPORTFLAGS='-endpoint URL' names another), medians of rounds
+# (bench/cmd/exportbench). Not part of `make test`; figures in
+# docs/benchmarks.md.
+.PHONY: bench-export
+bench-export:
+	$(GO) run ./bench/cmd/exportbench $(EXPORTFLAGS)

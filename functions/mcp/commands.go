@@ -11,6 +11,8 @@ const commandsUsage = `usage: ticket-ledger [command]
   people <command>  people and their sign-in: add, invite, disable, enable, list
   tokens <command>  API tokens: create, list, revoke
   backup <file>     copy the local store while the server runs
+  export            write the board as JSON lines on stdout: [--workspace <slug>] [--with-people]
+  import-board      read an export from stdin into this store: [--merge=skip|fail]
   help              this list
 `
 
@@ -30,6 +32,10 @@ func (c command) run(ctx context.Context) int {
 		return c.runTokens(ctx)
 	case "backup":
 		return c.runBackup(ctx)
+	case "export":
+		return c.runExport(ctx)
+	case "import-board":
+		return c.runImportBoard(ctx)
 	case "help", "--help", "-h":
 		fmt.Fprint(c.stdout, commandsUsage)
 		return exitOK

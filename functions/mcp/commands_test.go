@@ -47,7 +47,8 @@ func TestUnknownCommandIsRefused(t *testing.T) {
 	}
 	for _, h := range []string{"help", "--help", "-h"} {
 		out, _, code := run(h)
-		if code != exitOK || !strings.Contains(out, "people <command>") || !strings.Contains(out, "tokens <command>") || !strings.Contains(out, "backup <file>") {
+		if code != exitOK || !strings.Contains(out, "people <command>") || !strings.Contains(out, "tokens <command>") || !strings.Contains(out, "backup <file>") ||
+			!strings.Contains(out, "export ") || !strings.Contains(out, "import-board ") {
 			t.Errorf("%s: exit %d, stdout %q; want the commands", h, code, out)
 		}
 	}

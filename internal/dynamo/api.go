@@ -24,6 +24,9 @@ type api struct {
 	Query              func(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	TransactWriteItems func(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 	UpdateItem         func(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	// Scan is only for exporting a board (boardscan.go); the Lambda build
+	// leaves it nil.
+	Scan func(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
 func apiOf(c *dynamodb.Client) api {
@@ -36,5 +39,6 @@ func apiOf(c *dynamodb.Client) api {
 		Query:              c.Query,
 		TransactWriteItems: c.TransactWriteItems,
 		UpdateItem:         c.UpdateItem,
+		Scan:               scanOf(c),
 	}
 }

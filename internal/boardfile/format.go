@@ -1,0 +1,128 @@
+// Package boardfile moves a board between stores as a stream of JSON
+// lines: Export writes one store's board, Import puts it into another
+// (docs/operations.md, "Moving a board"). Line 1 is a header naming the
+// format and its version; then one item per line, each with its kind,
+// parents before children (every workspace first, then each workspace's
+// tickets, their notes and the workspace's history, then request records
+// and, when asked for, people and their tokens); the last line is "end"
+// with the count of each kind, so a truncated file is told from a whole
+// one.
+package boardfile
+
+import (
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// Format names the file format in the header.
+const Format = "ticket-ledger-board"
+
+// Version is the version of the format this package writes and reads.
+const Version = 1
+
+// MaxLine bounds one line: the largest ticket or request record (every
+// field at its limit, every character escaped) fits many times over.
+const MaxLine = 8 << 20
+
+// Kinds of lines.
+const (
+	KindWorkspace = "workspace"
+	KindTicket    = "ticket"
+	KindNote      = "note"
+	KindEvent     = "event"
+	KindRequest   = "request"
+	KindPerson    = "person"
+	KindToken     = "token"
+	KindEnd       = "end"
+)
+
+// kinds lists the item kinds in the order a file holds them.
+var kinds = []string{KindWorkspace, KindTicket, KindNote, KindEvent, KindRequest, KindPerson, KindToken}
+
+// Header is line 1.
+type Header struct {
+	Format     string    `json:"format"`
+	Version    int       `json:"version"`
+	ExportedAt time.Time `json:"exported_at"`
+	// Workspace is the one workspace exported, or "" for all.
+	Workspace  string `json:"workspace,omitempty"`
+	WithPeople bool   `json:"with_people"`
+	// ExportID names this export: an import stopped part way leaves a
+	// mark under it in the target, by which a new run of the same file
+	// resumes instead of refusing a target that is no longer empty.
+	ExportID string `json:"export_id"`
+}
+
+// line is every other line: its kind and the item under the kind's name.
+type line struct {
+	Kind      string                `json:"kind"`
+	Workspace *board.MovedWorkspace `json:"workspace,omitempty"`
+	Ticket    *movedTicket          `json:"ticket,omitempty"`
+	Note      *board.Note           `json:"note,omitempty"`
+	Event     *board.Event          `json:"event,omitempty"`
+	Request   *ledger.Record        `json:"request,omitempty"`
+	Person    *movedPerson          `json:"person,omitempty"`
+	Token     *movedToken           `json:"token,omitempty"`
+	Counts    map[string]int        `json:"counts,omitempty"`
+}
+
+// movedTicket is a ticket with its number, which the ticket's own JSON
+// form leaves out (it is in the id).
+type movedTicket struct {
+	board.Ticket
+	Number int64 `json:"number"`
+}
+
+// movedPerson is a person with the fields their JSON form keeps out of
+// answers: the password's hash (never the password) and the moment
+// before which their sessions are void.
+type movedPerson struct {
+	Handle               string     `json:"handle"`
+	Name                 string     `json:"name"`
+	Role                 board.Role `json:"role"`
+	PasswordHash         string     `json:"password_hash"`
+	Disabled             bool       `json:"disabled"`
+	CreatedAt            time.Time  `json:"created_at"`
+	CredentialsNotBefore time.Time  `json:"credentials_not_before,omitzero"`
+}
+
+func personOf(p board.Person) *movedPerson {
+	return &movedPerson{Handle: p.Handle, Name: p.Name, Role: p.Role, PasswordHash: p.PasswordHash,
+		Disabled: p.Disabled, CreatedAt: p.CreatedAt, CredentialsNotBefore: p.CredentialsNotBefore}
+}
+
+func (m movedPerson) person() board.Person {
+	return board.Person{Handle: m.Handle, Name: m.Name, Role: m.Role, PasswordHash: m.PasswordHash,
+		Disabled: m.Disabled, CreatedAt: m.CreatedAt, CredentialsNotBefore: m.CredentialsNotBefore}
+}
+
+// movedToken is an API token: its hash, never the secret.
+type movedToken struct {
+	ID         string     `json:"id"`
+	Hash       string     `json:"hash"`
+	Handle     string     `json:"handle"`
+	Agent      string     `json:"agent,omitempty"`
+	Label      string     `json:"label,omitempty"`
+	CreatedBy  string     `json:"created_by"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+}
+
+func tokenOf(t board.APIToken) *movedToken {
+	return &movedToken{ID: t.ID, Hash: t.Hash, Handle: t.Handle, Agent: t.Agent, Label: t.Label,
+		CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+}
+
+func (m movedToken) token() board.APIToken {
+	return board.APIToken{ID: m.ID, Hash: m.Hash, Handle: m.Handle, Agent: m.Agent, Label: m.Label,
+		CreatedBy: m.CreatedBy, CreatedAt: m.CreatedAt, LastUsedAt: m.LastUsedAt, RevokedAt: m.RevokedAt}
+}
+
+// Counts are items per kind.
+type Counts map[string]int
+
+// Kinds lists the item kinds in the order a file holds them.
+func Kinds() []string { return append([]string(nil), kinds...) }

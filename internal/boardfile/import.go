@@ -1,0 +1,451 @@
+package boardfile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+)
+
+// Target is a store an import writes to.
+type Target interface {
+	board.BoardTarget
+	// ExportWorkspaces lists the target's workspaces, to tell an earlier
+	// run of the same import from another board.
+	ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspace) error) error
+	GetPerson(ctx context.Context, handle string) (board.Person, error)
+	CreatePerson(ctx context.Context, p board.Person, inv *board.Invitation) error
+	GetToken(ctx context.Context, id string) (board.APIToken, error)
+	CreateToken(ctx context.Context, t board.APIToken) error
+	GetRequest(ctx context.Context, key ledger.Key, now time.Time) (ledger.Record, error)
+}
+
+// Merge says what an import into a store that already holds a board does.
+type Merge string
+
+const (
+	// MergeNone: the target must be empty, or hold only what an earlier
+	// run of this same import wrote (it is resumed); any item stored
+	// with other content stops the import.
+	MergeNone Merge = ""
+	// MergeSkip: an item whose id the target already holds with other
+	// content keeps the target's copy and is listed; so are the notes,
+	// history and request records of a ticket kept that way. Everything
+	// new to the target is added.
+	MergeSkip Merge = "skip"
+	// MergeFail: the target may hold other workspaces; the first item
+	// whose id it holds with other content stops the import.
+	MergeFail Merge = "fail"
+)
+
+// ParseMerge reads --merge's value.
+func ParseMerge(s string) (Merge, error) {
+	switch m := Merge(s); m {
+	case MergeSkip, MergeFail:
+		return m, nil
+	}
+	return "", fmt.Errorf("--merge=%s is not a mode: use --merge=skip (keep the target's copy of every clashing item and add the rest) or --merge=fail (stop at the first clash)", s)
+}
+
+// ImportOptions say how an import writes.
+type ImportOptions struct {
+	Merge Merge
+	// Now judges which request records are still inside their retention
+	// window: expired ones are skipped.
+	Now time.Time
+	// Collisions, if set, gets one line per item kept as the target had
+	// it (MergeSkip).
+	Collisions io.Writer
+}
+
+// ImportResult counts what an import did, per kind.
+type ImportResult struct {
+	// Written: items put. AlreadyThere: items the target held identically
+	// (an earlier run wrote them). Kept: items whose id the target held
+	// with other content, kept as they were. Skipped: request records
+	// expired by now, and the children of kept tickets.
+	Written, AlreadyThere, Kept, Skipped Counts
+	Lines                                int
+}
+
+// WrittenTotal is how many items the import wrote.
+func (r ImportResult) WrittenTotal() int {
+	n := 0
+	for _, v := range r.Written {
+		n += v
+	}
+	return n
+}
+
+// ErrNotEmpty is why an import without a merge mode refuses a target.
+var ErrNotEmpty = errors.New("the target store already holds a board")
+
+type importer struct {
+	ctx    context.Context
+	dst    Target
+	opts   ImportOptions
+	res    ImportResult
+	lines  *lineReader
+	head   Header
+	read   Counts          // items read per kind, for the end line
+	spaces map[string]bool // workspaces of the file
+	kept   map[string]bool // tickets whose target copy was kept
+	queue  []queued        // items read, not yet written (batch.go)
+}
+
+// Import reads a file written by Export from r and puts every item into
+// dst, line by line: each line is checked (format, then the domain's
+// rules) before anything of it is written, and the first bad line stops
+// the import with its number (a *LineError). Every put writes only what
+// is absent, so running an import again, or again after it was stopped,
+// writes nothing twice.
+func Import(ctx context.Context, dst Target, r io.Reader, opts ImportOptions) (ImportResult, error) {
+	im := &importer{ctx: ctx, dst: dst, opts: opts, lines: newLineReader(r), read: Counts{}, spaces: map[string]bool{}, kept: map[string]bool{},
+		res: ImportResult{Written: Counts{}, AlreadyThere: Counts{}, Kept: Counts{}, Skipped: Counts{}}}
+	err := im.run()
+	im.res.Lines = im.lines.n
+	return im.res, err
+}
+
+func (im *importer) fail(err error) error {
+	var le *LineError
+	if errors.As(err, &le) {
+		return err
+	}
+	return &LineError{Line: im.lines.n, Err: err}
+}
+
+func (im *importer) run() error {
+	if err := im.header(); err != nil {
+		return err
+	}
+	// Workspaces come first: all of them are read (a few lines) before
+	// anything is written, to judge the target against the whole list.
+	var spaces []board.MovedWorkspace
+	var spaceLines []int
+	var first *line
+	for {
+		l, err := im.nextLine()
+		if err != nil {
+			return err
+		}
+		if l.Kind != KindWorkspace {
+			first = l
+			break
+		}
+		if l.Workspace == nil {
+			return im.fail(errors.New("a workspace line without its workspace"))
+		}
+		if err := l.Workspace.Validate(); err != nil {
+			return im.fail(err)
+		}
+		if im.spaces[l.Workspace.Slug] {
+			return im.fail(fmt.Errorf("workspace %s is in the file twice", l.Workspace.Slug))
+		}
+		im.spaces[l.Workspace.Slug] = true
+		spaces = append(spaces, *l.Workspace)
+		spaceLines = append(spaceLines, im.lines.n)
+	}
+	if err := im.checkTarget(); err != nil {
+		return err
+	}
+	held, err := im.heldWorkspaces()
+	if err != nil {
+		return err
+	}
+	for i, w := range spaces {
+		if have, ok := held[w.Slug]; ok && !board.SameWorkspace(have, w) {
+			// Merging: the target's settings are kept even where its
+			// workspace never held a ticket (that only a fresh store's
+			// seeded workspace gives up: PutWorkspace).
+			if err := im.count(KindWorkspace, w.Slug, board.Collision, spaceLines[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		out, err := im.dst.PutWorkspace(im.ctx, w)
+		if err != nil {
+			return &LineError{Line: spaceLines[i], Err: fmt.Errorf("workspace %s: %w", w.Slug, err)}
+		}
+		if err := im.count(KindWorkspace, w.Slug, out, spaceLines[i]); err != nil {
+			return err
+		}
+	}
+	// Whatever stops the import, the items queued before it are written
+	// first: they come from lines before the one that stopped it.
+	for l := first; ; {
+		if l.Kind == KindEnd {
+			if err := im.flush(); err != nil {
+				return err
+			}
+			return im.end(l)
+		}
+		if err := im.put(l); err != nil {
+			if ferr := im.flush(); ferr != nil {
+				return ferr
+			}
+			return im.fail(err)
+		}
+		next, err := im.nextLine()
+		if err != nil {
+			if ferr := im.flush(); ferr != nil {
+				return ferr
+			}
+			return err
+		}
+		l = next
+	}
+}
+
+func (im *importer) header() error {
+	b, err := im.lines.next()
+	if errors.Is(err, io.EOF) {
+		return &LineError{Line: 1, Err: errors.New("the file is empty: pass the output of ticket-ledger export")}
+	}
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &im.head); err != nil || im.head.Format != Format {
+		return &LineError{Line: im.lines.n, Err: fmt.Errorf("not a %s header (%q with a version): the file is not a ticket-ledger export", Format, Format)}
+	}
+	if im.head.Version != Version {
+		return &LineError{Line: im.lines.n, Err: fmt.Errorf("format version %d is not one this program reads (it reads version %d): import it with the ticket-ledger release that exported it, or a newer one", im.head.Version, Version)}
+	}
+	if im.head.ExportID == "" {
+		return &LineError{Line: im.lines.n, Err: errors.New("the header has no export_id: the file is not a ticket-ledger export")}
+	}
+	return nil
+}
+
+// nextLine reads and decodes the next line; the end of the input before
+// the end line is a truncated file.
+func (im *importer) nextLine() (*line, error) {
+	b, err := im.lines.next()
+	if errors.Is(err, io.EOF) {
+		return nil, &LineError{Line: im.lines.n, Err: errors.New("the file ends here without its end line: it is truncated; export it again (items up to here were written, and a new import of the whole file completes the rest)")}
+	}
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var l line
+	if err := dec.Decode(&l); err != nil {
+		return nil, im.fail(fmt.Errorf("not a valid line of the format: %v", err))
+	}
+	if l.Kind != KindEnd && !slices.Contains(kinds, l.Kind) {
+		return nil, im.fail(fmt.Errorf("unknown kind %q: this program reads %v and end", l.Kind, kinds))
+	}
+	if l.Kind != KindEnd {
+		im.read[l.Kind]++
+	}
+	return &l, nil
+}
+
+// checkTarget refuses a target that holds another board unless a merge
+// mode says what to do with it. A target is fresh when it holds no ticket,
+// no request record, and only workspaces that never held a ticket (a new
+// store's seeded ones); then the import leaves its mark there first
+// (resume.go). A target that is not fresh but holds the mark of this
+// file's export is an earlier run of this import, stopped: it is resumed.
+func (im *importer) checkTarget() error {
+	if im.opts.Merge != MergeNone {
+		return nil
+	}
+	fresh, err := im.fresh()
+	if err != nil {
+		return err
+	}
+	if fresh {
+		return im.leaveMark()
+	}
+	marked, err := im.marked()
+	if err != nil || marked {
+		return err
+	}
+	return fmt.Errorf("%w and no earlier run of this file's import left its mark there; nothing was written: import into an empty store, rerun a stopped import with the same file, or pass --merge=skip (keep the target's copy of every clashing item, add the rest) or --merge=fail (add, but stop at the first clash)", ErrNotEmpty)
+}
+
+// heldWorkspaces are the target's workspaces when merging (nil without
+// --merge: the target is fresh or an earlier run of this import).
+func (im *importer) heldWorkspaces() (map[string]board.MovedWorkspace, error) {
+	if im.opts.Merge == MergeNone {
+		return nil, nil
+	}
+	held := map[string]board.MovedWorkspace{}
+	err := im.dst.ExportWorkspaces(im.ctx, func(w board.MovedWorkspace) error {
+		held[w.Slug] = w
+		return nil
+	})
+	return held, err
+}
+
+func (im *importer) fresh() (bool, error) {
+	used := errors.New("used")
+	err := im.dst.ExportWorkspaces(im.ctx, func(have board.MovedWorkspace) error {
+		if have.Next > 1 {
+			return used
+		}
+		return nil
+	})
+	if errors.Is(err, used) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return im.dst.BoardEmpty(im.ctx)
+}
+
+// count records a put's outcome for the item of line; a clash stops the
+// import unless the merge mode keeps the target's copy.
+func (im *importer) count(kind, id string, out board.Outcome, line int) error {
+	switch out {
+	case board.Written:
+		im.res.Written[kind]++
+	case board.AlreadyThere:
+		im.res.AlreadyThere[kind]++
+	case board.Collision:
+		if im.opts.Merge != MergeSkip {
+			return &LineError{Line: line, Err: fmt.Errorf("%s %s is in the target store with other content; pass --merge=skip to keep the target's copy and import the rest", kind, id)}
+		}
+		im.res.Kept[kind]++
+		if kind == KindTicket {
+			im.kept[id] = true
+		}
+		if im.opts.Collisions != nil {
+			fmt.Fprintf(im.opts.Collisions, "line %d: %s %s is in the target with other content: kept the target's copy\n", line, kind, id)
+		}
+	}
+	return nil
+}
+
+func (im *importer) skip(kind string) { im.res.Skipped[kind]++ }
+
+// put checks one item and writes it (or queues it: batch.go).
+func (im *importer) put(l *line) error {
+	switch l.Kind {
+	case KindWorkspace:
+		return errors.New("a workspace line after other items: every workspace comes first")
+	case KindTicket:
+		if l.Ticket == nil {
+			return errors.New("a ticket line without its ticket")
+		}
+		t := l.Ticket.Ticket
+		t.Number = l.Ticket.Number
+		if err := board.ValidateMovedTicket(t); err != nil {
+			return err
+		}
+		if !im.spaces[t.Workspace] {
+			return fmt.Errorf("ticket %s: its workspace %s is not in the file (workspaces come first)", t.ID, t.Workspace)
+		}
+		return im.write(KindTicket, t.ID, board.MovedItem{Ticket: &t})
+	case KindNote:
+		if l.Note == nil {
+			return errors.New("a note line without its note")
+		}
+		if err := board.ValidateMovedNote(*l.Note); err != nil {
+			return err
+		}
+		if im.kept[l.Note.TicketID] {
+			im.skip(KindNote)
+			return nil
+		}
+		return im.write(KindNote, l.Note.ID, board.MovedItem{Note: l.Note})
+	case KindEvent:
+		if l.Event == nil {
+			return errors.New("an event line without its event")
+		}
+		if err := board.ValidateMovedEvent(*l.Event); err != nil {
+			return err
+		}
+		if !im.spaces[l.Event.Workspace] {
+			return fmt.Errorf("event %s: its workspace %s is not in the file", l.Event.ID, l.Event.Workspace)
+		}
+		if im.kept[l.Event.TicketID] {
+			im.skip(KindEvent)
+			return nil
+		}
+		return im.write(KindEvent, l.Event.ID, board.MovedItem{Event: l.Event})
+	case KindRequest:
+		r := l.Request
+		if r == nil {
+			return errors.New("a request line without its record")
+		}
+		if err := board.ValidateMovedRequest(*r); err != nil {
+			return err
+		}
+		if r.Expired(im.opts.Now) || !board.MovedTool(r.Tool) || im.kept[recordTicket(*r)] {
+			im.skip(KindRequest)
+			return nil
+		}
+		return im.write(KindRequest, r.Key.Principal+" "+r.Key.RequestID, board.MovedItem{Request: r})
+	case KindPerson:
+		if err := im.flush(); err != nil {
+			return err
+		}
+		return im.putPerson(l)
+	case KindToken:
+		if err := im.flush(); err != nil {
+			return err
+		}
+		return im.putToken(l)
+	}
+	return fmt.Errorf("unknown kind %q", l.Kind)
+}
+
+// recordTicket is the ticket a record's call wrote: its id argument, or
+// the ticket in its result (a create).
+func recordTicket(r ledger.Record) string {
+	var args struct {
+		ID string `json:"id"`
+	}
+	if r.Tool != board.ToolCreateTicket && json.Unmarshal(r.Args, &args) == nil && args.ID != "" {
+		return args.ID
+	}
+	var result struct {
+		Ticket struct {
+			ID string `json:"id"`
+		} `json:"ticket"`
+	}
+	if json.Unmarshal(r.Result, &result) == nil {
+		return result.Ticket.ID
+	}
+	return ""
+}
+
+func (im *importer) storeErr(what string, err error) error {
+	if errors.Is(err, board.ErrNotFound) {
+		return fmt.Errorf("%s: its workspace or ticket is not in the target store (a parent's line must come before it)", what)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func (im *importer) end(l *line) error {
+	want := Counts(l.Counts)
+	for _, k := range slices.Sorted(maps.Keys(im.read)) {
+		if want[k] != im.read[k] {
+			return im.fail(fmt.Errorf("the end line counts %d %s lines but the file holds %d: the file is damaged; export it again", want[k], k, im.read[k]))
+		}
+	}
+	for k, n := range want {
+		if im.read[k] != n {
+			return im.fail(fmt.Errorf("the end line counts %d %s lines but the file holds %d: the file is damaged; export it again", n, k, im.read[k]))
+		}
+	}
+	if _, err := im.lines.next(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return err
+		}
+		return &LineError{Line: im.lines.n, Err: errors.New("a line after the end line: the file is damaged; export it again")}
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package boardfile_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
+)
+
+const grown = 12 // tickets grow puts in ops
+
+// TestRoundTrip moves a board SQLite → DynamoDB → SQLite and compares
+// everything at each step: every line of the exports (every field of
+// every workspace, ticket, note, event, request record, person and
+// token), the counts and the history the service reads, and that a
+// retried create with an old request_id replays on the new store.
+func TestRoundTrip(t *testing.T) {
+	for _, dyn := range []string{testbackends.Minidyn, testbackends.Moto} {
+		t.Run(dyn, func(t *testing.T) {
+			t.Parallel()
+			clock := testbackends.NewClock(t0)
+			src := open(t, testbackends.SQLite, clock)
+			grow(t, src, grown)
+			original, err := src.svc.CreateTicket(src.as("ai:alice", "human:ada", ""), createInput(1))
+			if err != nil || !original.Replayed {
+				t.Fatalf("the source replays create-1: %+v, %v", original, err)
+			}
+			file1 := export(t, src, boardfile.ExportOptions{WithPeople: true})
+
+			mid := open(t, dyn, clock)
+			res := importInto(t, mid, file1, boardfile.ImportOptions{})
+			checkAllWritten(t, res, file1)
+			file2 := export(t, mid, boardfile.ExportOptions{WithPeople: true})
+			if got, want := items(file2), items(file1); !slices.Equal(got, want) {
+				t.Fatalf("%s's export differs from SQLite's:\n%s", dyn, diff(want, got))
+			}
+
+			back := open(t, testbackends.SQLite, clock)
+			checkAllWritten(t, importInto(t, back, file2, boardfile.ImportOptions{}), file2)
+			file3 := export(t, back, boardfile.ExportOptions{WithPeople: true})
+			if got, want := items(file3), items(file1); !slices.Equal(got, want) {
+				t.Fatalf("the board back on SQLite differs from the original:\n%s", diff(want, got))
+			}
+
+			for _, f := range []*fixture{mid, back} {
+				sameReads(t, src, f)
+				checkReplay(t, f, original.Ticket)
+			}
+		})
+	}
+}
+
+// checkAllWritten: an import into a fresh store writes every line.
+func checkAllWritten(t *testing.T, res boardfile.ImportResult, file []byte) {
+	t.Helper()
+	want := map[string]int{}
+	for _, l := range items(file) {
+		for _, k := range boardfile.Kinds() {
+			if len(l) > 10 && l[:len(`{"kind":"`)+len(k)+1] == `{"kind":"`+k+`"` {
+				want[k]++
+			}
+		}
+	}
+	// A fresh store's seeded workspace that the file holds unchanged and
+	// unused is already there.
+	got := map[string]int(res.Written)
+	got[boardfile.KindWorkspace] += res.AlreadyThere[boardfile.KindWorkspace]
+	if !reflect.DeepEqual(got, want) || len(res.Kept) > 0 || len(res.AlreadyThere) > 1 {
+		t.Errorf("written %v, want every line of the file: %v (already there %v, kept %v, skipped %v)", got, want, res.AlreadyThere, res.Kept, res.Skipped)
+	}
+}
+
+// sameReads compares what the service reads on two stores: workspaces
+// with their counts, a listing with its total, every ticket's detail and
+// the activity feed.
+func sameReads(t *testing.T, a, b *fixture) {
+	t.Helper()
+	ctx := a.as("human:ada", "", board.RoleAdmin)
+	wa, err := a.svc.ListWorkspaces(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := b.svc.ListWorkspaces(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(wa, wb) {
+		t.Errorf("workspaces on %s:\n%+v\nwant\n%+v", b.be.Name, wb, wa)
+	}
+	la, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "ops", Status: board.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "ops", Status: board.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(la, lb) {
+		t.Errorf("done tickets on %s:\n%+v\nwant\n%+v", b.be.Name, lb, la)
+	}
+	for i := 1; i <= grown; i++ {
+		id := fmt.Sprintf("ops-%d", i)
+		da, err := a.svc.GetTicket(ctx, board.TicketIDInput{ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := b.svc.GetTicket(ctx, board.TicketIDInput{ID: id})
+		if err != nil {
+			t.Fatalf("%s on %s: %v", id, b.be.Name, err)
+		}
+		if !reflect.DeepEqual(da, db) {
+			t.Errorf("%s on %s:\n%+v\nwant\n%+v", id, b.be.Name, db, da)
+		}
+	}
+	fa, err := a.svc.ListActivity(ctx, board.ListActivityInput{Workspace: "ops", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := b.svc.ListActivity(ctx, board.ListActivityInput{Workspace: "ops", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fa.Events, fb.Events) || len(fa.Events) == 0 {
+		t.Errorf("activity on %s (%d events) differs from the source's (%d events)", b.be.Name, len(fb.Events), len(fa.Events))
+	}
+}
+
+// checkReplay: a create retried with its old request_id and the same
+// arguments answers the original ticket on the new store, and a new create
+// gets the next number.
+func checkReplay(t *testing.T, f *fixture, want board.Ticket) {
+	t.Helper()
+	ctx := f.as("ai:alice", "human:ada", "")
+	got, err := f.svc.CreateTicket(ctx, createInput(1))
+	if err != nil {
+		t.Fatalf("retry on %s: %v", f.be.Name, err)
+	}
+	if !got.Replayed || got.Ticket.ID != want.ID || !board.SameTicket(got.Ticket, want) {
+		t.Errorf("retry on %s: replayed=%v ticket %+v, want the replay of %+v", f.be.Name, got.Replayed, got.Ticket, want)
+	}
+	in := createInput(1)
+	in.RequestID = "after-the-move"
+	fresh, err := f.svc.CreateTicket(ctx, in)
+	if err != nil {
+		t.Fatalf("new create on %s: %v", f.be.Name, err)
+	}
+	if want := fmt.Sprintf("ops-%d", grown+1); fresh.Ticket.ID != want || fresh.Replayed {
+		t.Errorf("new create on %s made %s (replayed %v), want %s", f.be.Name, fresh.Ticket.ID, fresh.Replayed, want)
+	}
+	list, err := f.svc.ListWorkspaces(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range list.Workspaces {
+		if w.Slug == "ops" && w.Counts[board.StatusCandidate]+w.Counts[board.StatusDone] != grown+1 {
+			t.Errorf("ops counts on %s after a new create: %v, want %d tickets", f.be.Name, w.Counts, grown+1)
+		}
+	}
+}
+
+// diff names the first lines that differ.
+func diff(want, got []string) string {
+	out := ""
+	for i := 0; i < max(len(want), len(got)) && len(out) < 4000; i++ {
+		w, g := "", ""
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if w != g {
+			out += fmt.Sprintf("want %s\n got %s\n", w, g)
+		}
+	}
+	return out
+}

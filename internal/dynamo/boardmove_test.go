@@ -1,0 +1,21 @@
+package dynamo_test
+
+import (
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
+)
+
+// TestBoardMove runs the board move contract on every endpoint, each
+// subtest on a fresh table.
+func TestBoardMove(t *testing.T) {
+	for _, ep := range endpoints() {
+		t.Run(ep.name, func(t *testing.T) {
+			storetest.RunBoardMove(t, func(t *testing.T) board.Store {
+				return openStore(t, ep.newEndpoint(t), nil, dynamo.Config{SerializeWrites: ep.name == "moto"})
+			})
+		})
+	}
+}
