@@ -106,7 +106,14 @@ func RIEPath() (string, error) {
 // Build compiles a Lambda bootstrap the way `make build` does (static, no
 // RPC mode, stripped) for goos/goarch; empty means this machine's.
 func Build(ctx context.Context, pkg, out, goos, goarch string) error {
+	return BuildIn(ctx, "", pkg, out, goos, goarch)
+}
+
+// BuildIn is Build run in dir, the root of another copy of the module (an
+// earlier version, to measure beside this one); "" is the current directory.
+func BuildIn(ctx context.Context, dir, pkg, out, goos, goarch string) error {
 	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc,lambda", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if goos != "" {
 		cmd.Env = append(cmd.Env, "GOOS="+goos)
