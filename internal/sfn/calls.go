@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
@@ -175,48 +173,4 @@ func (c *Client) send(ctx context.Context, operation string, body []byte) error 
 		ResponseError: &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: resp}, Err: apiError(resp, answer)},
 		RequestID:     resp.Header.Get("X-Amzn-Requestid"),
 	}
-}
-
-// apiError reads an awsJson1_0 error: its name from the X-Amzn-ErrorType
-// header or the body's __type (or code), without a namespace before '#' or
-// anything after ':'; its message from the body.
-func apiError(resp *http.Response, body []byte) error {
-	var info struct {
-		Type    string `json:"__type"`
-		Code    any    `json:"code"`
-		Message string `json:"message"`
-	}
-	_ = json.Unmarshal(body, &info) // an unreadable body leaves the code unknown
-	code := resp.Header.Get("X-Amzn-ErrorType")
-	if code == "" {
-		code = info.Type
-	}
-	if s, ok := info.Code.(string); ok && code == "" {
-		code = s
-	}
-	code, _, _ = strings.Cut(code, ":")
-	if _, name, ok := strings.Cut(code, "#"); ok {
-		code = name
-	}
-	if code == "" {
-		code = "UnknownError"
-	}
-	msg := info.Message
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
-	}
-	fault := smithy.FaultClient
-	if resp.StatusCode >= 500 {
-		fault = smithy.FaultServer
-	}
-	return &smithy.GenericAPIError{Code: code, Message: msg, Fault: fault}
-}
-
-// errorCode is the service's name for err's refusal ("" for none).
-func errorCode(err error) string {
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.ErrorCode()
-	}
-	return ""
 }
