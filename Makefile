@@ -157,7 +157,9 @@ local-aws:
 	scripts/local-aws.sh
 
 # Cold start under the emulator: our bootstrap against a minimal go-sdk
-# function with one no-op tool (bench/noop-lambda). Not part of `make test`.
+# function with one no-op tool (bench/noop-lambda). BENCHFLAGS='-before DIR'
+# measures another copy of the module (an earlier commit, from git archive)
+# in the same run. Not part of `make test`.
 bench-coldstart: $(RIE)
 	PATH="$(dir $(RIE)):$$PATH" $(GO) run ./bench/cmd/coldstart $(BENCHFLAGS)
 
