@@ -103,6 +103,12 @@ func RIEPath() (string, error) {
 	return "", fmt.Errorf("aws-lambda-rie is %w (go install %s@%s)", ErrNotInstalled, RIEModule, RIEVersion)
 }
 
+// BuildTags are the build tags of the Lambda bootstraps, as the Makefile's
+// LAMBDA_BUILD has them (a test holds the two together): the Lambda build
+// (-tags lambda), the runtime without its RPC mode, and net/http without
+// its bundled HTTP/2.
+const BuildTags = "lambda.norpc,lambda,nethttpomithttp2"
+
 // Build compiles a Lambda bootstrap the way `make build` does (static, no
 // RPC mode, stripped) for goos/goarch; empty means this machine's.
 func Build(ctx context.Context, pkg, out, goos, goarch string) error {
@@ -112,7 +118,7 @@ func Build(ctx context.Context, pkg, out, goos, goarch string) error {
 // BuildIn is Build run in dir, the root of another copy of the module (an
 // earlier version, to measure beside this one); "" is the current directory.
 func BuildIn(ctx context.Context, dir, pkg, out, goos, goarch string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc,lambda", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", BuildTags, "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if goos != "" {
