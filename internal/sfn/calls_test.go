@@ -204,14 +204,15 @@ func TestCallStopsRetryingWhenTheContextEnds(t *testing.T) {
 	f := &fakeService{answers: []answer{{status: 503}}}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	c := newClient("us-east-1", srv.URL, testCreds, func(o *retry.StandardOptions) {
-		o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return time.Hour, nil })
-	})
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
+	defer cancel()
+	// The context ends while the client waits (an hour) before its retry.
+	c := newClient("us-east-1", srv.URL, testCreds, func(o *retry.StandardOptions) {
+		o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { cancel(); return time.Hour, nil })
+	})
 	err := c.StopExecution(ctx, StopExecutionInput{ExecutionArn: "arn"})
-	if !errors.Is(err, context.Canceled) || f.count() != 1 {
-		t.Fatalf("err = %v after %d requests, want the first answer and the cancellation", err, f.count())
+	if !errors.Is(err, context.Canceled) || errorCode(err) != "UnknownError" || f.count() != 1 {
+		t.Fatalf("err = %v after %d requests, want the first answer's error and the cancellation", err, f.count())
 	}
 }
 
