@@ -117,7 +117,10 @@ bench-live:
 # The functions are arm64 (template.yaml); LAMBDA_GOARCH=amd64 builds an
 # x86 copy for `sam local` where Docker cannot emulate arm64 (README).
 LAMBDA_GOARCH ?= arm64
-LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda -trimpath -ldflags "-s -w"
+# nethttpomithttp2: the functions' only HTTP clients (DynamoDB, Step Functions,
+# client metadata documents) work over HTTP/1.1, and net/http's bundled
+# HTTP/2 is 0.3 MB of each bootstrap (docs/benchmarks.md).
+LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda,nethttpomithttp2 -trimpath -ldflags "-s -w"
 RIE_VERSION  = v0.0.0-20261030222936-bef5c4ba774d
 RIE          = $(shell $(GO) env GOPATH)/bin/aws-lambda-rie
 
@@ -157,7 +160,9 @@ local-aws:
 	scripts/local-aws.sh
 
 # Cold start under the emulator: our bootstrap against a minimal go-sdk
-# function with one no-op tool (bench/noop-lambda). Not part of `make test`.
+# function with one no-op tool (bench/noop-lambda). BENCHFLAGS='-before DIR'
+# measures another copy of the module (an earlier commit, from git archive)
+# in the same run. Not part of `make test`.
 bench-coldstart: $(RIE)
 	PATH="$(dir $(RIE)):$$PATH" $(GO) run ./bench/cmd/coldstart $(BENCHFLAGS)
 

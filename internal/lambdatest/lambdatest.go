@@ -103,10 +103,37 @@ func RIEPath() (string, error) {
 	return "", fmt.Errorf("aws-lambda-rie is %w (go install %s@%s)", ErrNotInstalled, RIEModule, RIEVersion)
 }
 
+// BuildTags are the build tags of the Lambda bootstraps, as the Makefile's
+// LAMBDA_BUILD has them (a test holds the two together): the Lambda build
+// (-tags lambda), the runtime without its RPC mode, and net/http without
+// its bundled HTTP/2.
+const BuildTags = "lambda.norpc,lambda,nethttpomithttp2"
+
 // Build compiles a Lambda bootstrap the way `make build` does (static, no
 // RPC mode, stripped) for goos/goarch; empty means this machine's.
 func Build(ctx context.Context, pkg, out, goos, goarch string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc,lambda", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	return BuildIn(ctx, "", pkg, out, goos, goarch)
+}
+
+// BuildIn is Build run in dir, the root of another copy of the module (an
+// earlier version, to measure beside this one); "" is the current directory.
+// The tags are that copy's own (its Makefile's LAMBDA_BUILD), so an earlier
+// version is built as it was deployed.
+func BuildIn(ctx context.Context, dir, pkg, out, goos, goarch string) error {
+	tags := BuildTags
+	if dir != "" {
+		mk, err := os.ReadFile(filepath.Join(dir, "Makefile"))
+		if err != nil {
+			return err
+		}
+		m := MakefileTags(mk)
+		if m == "" {
+			return fmt.Errorf("%s/Makefile has no LAMBDA_BUILD line with -tags", dir)
+		}
+		tags = m
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", tags, "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if goos != "" {
 		cmd.Env = append(cmd.Env, "GOOS="+goos)
@@ -539,3 +566,12 @@ func (p *DynamoProxy) serve(w http.ResponseWriter, r *http.Request) {
 
 // Close stops the proxy.
 func (p *DynamoProxy) Close() { p.srv.Close() }
+
+// MakefileTags is the -tags of a Makefile's LAMBDA_BUILD line ("" if none).
+func MakefileTags(makefile []byte) string {
+	m := regexp.MustCompile(`(?m)^LAMBDA_BUILD\s*=.*-tags (\S+)`).FindSubmatch(makefile)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
+}

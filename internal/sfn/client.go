@@ -9,12 +9,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 )
 
-// NewClient builds a Step Functions client from the SDK's default chain;
-// endpoint names a local server (moto) and then dummy credentials do.
-func NewClient(ctx context.Context, endpoint string) (*sfn.Client, error) {
+// NewClient calls Step Functions with the region and credentials of the
+// SDK's default chain; endpoint names a local server (moto) and then dummy
+// credentials do.
+func NewClient(ctx context.Context, endpoint string) (*Client, error) {
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sfn: loading AWS configuration: %w", err)
@@ -27,9 +27,16 @@ func NewClient(ctx context.Context, endpoint string) (*sfn.Client, error) {
 			cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
 		}
 	}
-	return sfn.NewFromConfig(cfg, func(o *sfn.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	}), nil
+	if cfg.Region == "" {
+		return nil, fmt.Errorf("sfn: no AWS region configured (set AWS_REGION)")
+	}
+	if cfg.Credentials == nil {
+		return nil, fmt.Errorf("sfn: no AWS credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)")
+	}
+	creds := cfg.Credentials
+	if _, cached := creds.(*aws.CredentialsCache); !cached {
+		// Refreshed before they expire, not fetched for every call.
+		creds = aws.NewCredentialsCache(creds)
+	}
+	return newClient(cfg.Region, endpoint, creds), nil
 }

@@ -9,12 +9,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 )
 
 // NewClient, in the Lambda build, takes region and credentials from the
 // environment Lambda sets for the function's role (as internal/dynamo does).
-func NewClient(_ context.Context, endpoint string) (*sfn.Client, error) {
+func NewClient(_ context.Context, endpoint string) (*Client, error) {
 	region := os.Getenv("AWS_REGION")
 	if region == "" && endpoint != "" {
 		region = "us-east-1"
@@ -31,9 +30,5 @@ func NewClient(_ context.Context, endpoint string) (*sfn.Client, error) {
 	default:
 		return nil, errors.New("sfn: no AWS credentials in the environment")
 	}
-	o := sfn.Options{Region: region, Credentials: creds}
-	if endpoint != "" {
-		o.BaseEndpoint = aws.String(endpoint)
-	}
-	return sfn.New(o), nil
+	return newClient(region, endpoint, creds), nil
 }

@@ -3,32 +3,22 @@ package sfn
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
-	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// API is the part of the Step Functions client the runner uses.
-type API interface {
-	StartExecution(ctx context.Context, in *sfn.StartExecutionInput, opts ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
-	StopExecution(ctx context.Context, in *sfn.StopExecutionInput, opts ...func(*sfn.Options)) (*sfn.StopExecutionOutput, error)
-}
-
 // Runner starts and stops executions of one state machine.
 type Runner struct {
-	api          API
+	api          *Client
 	stateMachine string // ARN
 }
 
 var _ board.TaskRunner = (*Runner)(nil)
 
 // NewRunner returns a runner for the state machine with this ARN.
-func NewRunner(api API, stateMachineARN string) (*Runner, error) {
+func NewRunner(api *Client, stateMachineARN string) (*Runner, error) {
 	if !strings.Contains(stateMachineARN, ":stateMachine:") {
 		return nil, fmt.Errorf("sfn: %q is not a state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)", stateMachineARN)
 	}
@@ -57,13 +47,8 @@ func (r *Runner) Start(ctx context.Context, t board.Task) error {
 	if err != nil {
 		return err
 	}
-	_, err = r.api.StartExecution(ctx, &sfn.StartExecutionInput{
-		StateMachineArn: aws.String(r.stateMachine),
-		Name:            aws.String(t.ID),
-		Input:           aws.String(string(in)),
-	})
-	var exists *types.ExecutionAlreadyExists
-	if errors.As(err, &exists) {
+	err = r.api.StartExecution(ctx, StartExecutionInput{StateMachineArn: r.stateMachine, Name: t.ID, Input: string(in)})
+	if errorCode(err) == "ExecutionAlreadyExists" {
 		// The name was used with other input; ours is always the same, so
 		// this is the task's own execution.
 		return nil
@@ -80,13 +65,9 @@ func (r *Runner) Stop(ctx context.Context, t board.Task) error {
 	if arn == "" {
 		arn = r.Reference(t)
 	}
-	_, err := r.api.StopExecution(ctx, &sfn.StopExecutionInput{
-		ExecutionArn: aws.String(arn),
-		Error:        aws.String("TaskCancelled"),
-		Cause:        aws.String("the task was cancelled (tasks/cancel or cancel_task)"),
-	})
-	var missing *types.ExecutionDoesNotExist
-	if errors.As(err, &missing) {
+	err := r.api.StopExecution(ctx, StopExecutionInput{ExecutionArn: arn, Error: "TaskCancelled",
+		Cause: "the task was cancelled (tasks/cancel or cancel_task)"})
+	if errorCode(err) == "ExecutionDoesNotExist" {
 		return nil
 	}
 	if err != nil {

@@ -27,7 +27,13 @@
 // invocation), then a second, warm call; it prints medians, ratios and the
 // binary sizes.
 //
+// -before DIR measures a second build of functions/mcp, from the module
+// copy at DIR (an earlier commit), in the same run and environments, so that
+// a change is measured side by side rather than across runs of a noisy
+// machine.
+//
 //	make bench-coldstart            # or: go run ./bench/cmd/coldstart -runs 15
+//	git archive main | tar -x -C /tmp/main && make bench-coldstart BENCHFLAGS='-before /tmp/main
 package main
 
 import (
@@ -62,11 +68,12 @@ const (
 
 type sample struct{ init, first, warm time.Duration }
 
-// credential is -credential.
-var credential string
+// credential is -credential; beforeDir is -before.
+var credential, beforeDir string
 
 func main() {
 	runs := flag.Int("runs", 9, "cold starts of each function in each scenario")
+	flag.StringVar(&beforeDir, "before", "", "the root of another copy of the module (an earlier commit, e.g. from git archive), whose functions/mcp is measured in the same run as \"before\"")
 	flag.StringVar(&credential, "credential", "session", "what the signed-in calls carry: session (a signed-in person's cookie) or token (an agent's API token, as Claude Code sends it)")
 	flag.Parse()
 	if credential != "session" && credential != "token" {
@@ -113,7 +120,10 @@ func run(runs int) error {
 	}
 	defer os.RemoveAll(dir)
 
-	bins := []struct{ name, pkg string }{{"ticket-ledger", "./functions/mcp"}, {"noop", "./bench/noop-lambda"}}
+	bins := []struct{ name, dir, pkg string }{{"ticket-ledger", "", "./functions/mcp"}, {"noop", "", "./bench/noop-lambda"}}
+	if beforeDir != "" {
+		bins = slices.Insert(bins, 1, struct{ name, dir, pkg string }{"before", beforeDir, "./functions/mcp"})
+	}
 	sizes := map[string][2]int64{}
 	for _, f := range bins {
 		var sz [2]int64
@@ -123,7 +133,7 @@ func run(runs int) error {
 				goos = "linux"
 			}
 			out := filepath.Join(dir, f.name+"-"+arch)
-			if err := lambdatest.Build(ctx, f.pkg, out, goos, arch); err != nil {
+			if err := lambdatest.BuildIn(ctx, f.dir, f.pkg, out, goos, arch); err != nil {
 				return err
 			}
 			fi, err := os.Stat(out)
@@ -186,6 +196,12 @@ func run(runs int) error {
 		{"  no BaseUrl", "ticket-ledger", ledgerEnv, true},
 		{"noop", "noop", nil, false},
 	}
+	if beforeDir != "" {
+		// The earlier version, with the same environment, in the same run.
+		fns = slices.Insert(fns, 2,
+			function{"before", "before", append(slices.Clone(ledgerEnv), "LEDGER_BASE_URL=https://board.example"), true},
+			function{"  no BaseUrl", "before", ledgerEnv, true})
+	}
 	headers := func(extra ...string) map[string]string {
 		h := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream"}
 		for i := 0; i+1 < len(extra); i += 2 {
@@ -231,7 +247,7 @@ func run(runs int) error {
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", sc.name, strings.TrimSpace(f.name), err)
 				}
-				samples[sc.name+"\x00"+f.name] = append(samples[sc.name+"\x00"+f.name], s)
+				samples[sc.name+"\x00"+f.key()] = append(samples[sc.name+"\x00"+f.key()], s)
 			}
 		}
 	}
@@ -244,21 +260,24 @@ func run(runs int) error {
 		fmt.Printf("%-14s %26s %26s %26s\n", "function", "init duration", "first response", "second call (warm)")
 		med := map[string]sample{}
 		for _, f := range fns {
-			ss := samples[sc.name+"\x00"+f.name]
+			ss := samples[sc.name+"\x00"+f.key()]
 			m := sample{
 				init:  median(ss, func(s sample) time.Duration { return s.init }),
 				first: median(ss, func(s sample) time.Duration { return s.first }),
 				warm:  median(ss, func(s sample) time.Duration { return s.warm }),
 			}
-			med[f.name] = m
+			med[f.key()] = m
 			fmt.Printf("%-14s %26s %26s %26s\n", f.name,
 				span(ss, m.init, func(s sample) time.Duration { return s.init }),
 				span(ss, m.first, func(s sample) time.Duration { return s.first }),
 				span(ss, m.warm, func(s sample) time.Duration { return s.warm }))
 		}
-		base := med["noop"]
-		for _, f := range fns[:2] {
-			ours := med[f.name]
+		base := med[fns[len(fns)-1].key()]
+		for _, f := range fns {
+			if !f.ours {
+				continue
+			}
+			ours := med[f.key()]
 			ratio := float64(ours.first) / float64(base.first)
 			verdict := ""
 			if sc.name == scenarios[0].name {
@@ -270,8 +289,8 @@ func run(runs int) error {
 				verdict = fmt.Sprintf("; ours − noop = %s = %.1f DynamoDB reads of this moto", ms(ours.first-base.first),
 					float64(ours.first-base.first)/float64(rtt))
 			}
-			fmt.Printf("ratio %-14s / noop: init %.2f×, first response %.2f×%s\n",
-				strings.TrimSpace(f.name), float64(ours.init)/float64(base.init), ratio, verdict)
+			fmt.Printf("ratio %-22s / noop: init %.2f×, first response %.2f×%s\n",
+				f.label(), float64(ours.init)/float64(base.init), ratio, verdict)
 		}
 	}
 	fmt.Printf("\n%-14s %13s %13s\n", "binary", "host", "arm64")
@@ -285,8 +304,23 @@ func run(runs int) error {
 	}
 	fmt.Printf("ticket-ledger arm64 bootstrap %.1f MiB (target ≤ %.0f MiB: %s), %.2f× the no-op's\n", arm, maxSizeMiB, verdict,
 		float64(sizes["ticket-ledger"][1])/float64(sizes["noop"][1]))
+	if beforeDir != "" {
+		fmt.Printf("before: arm64 bootstrap %.1f MiB (%d bytes; this tree's %d bytes)\n", mib(sizes["before"][1]), sizes["before"][1], sizes["ticket-ledger"][1])
+	}
 	return nil
 }
+
+// label names a function in the ratio lines: an indented row ("no
+// BaseUrl") with the build it belongs to.
+func (f function) label() string {
+	if strings.HasPrefix(f.name, " ") {
+		return f.bin + ", " + strings.TrimSpace(f.name)
+	}
+	return f.name
+}
+
+// key tells the functions apart (two builds have a "no BaseUrl" row).
+func (f function) key() string { return f.bin + "\x00" + f.name }
 
 func createCall(n int) []byte {
 	return rpc("tools/call", map[string]any{"name": "create_ticket", "arguments": map[string]any{
