@@ -50,7 +50,9 @@ func newStreamBoard(t *testing.T, ctx context.Context, endpoint string) *streamB
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(b.table)}) })
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(b.table)})
+	})
 	b.streamARN = aws.ToString(out.TableDescription.LatestStreamArn)
 	store, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: b.table, WordsByStream: true, SerializeWrites: true})
 	if err != nil {
