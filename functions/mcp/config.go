@@ -62,8 +62,8 @@ type config struct {
 	// SerializeWrites: LEDGER_DYNAMODB_SERIALIZE_WRITES.
 	SerializeWrites bool
 	// WordsByStream: LEDGER_WORDS_BY_STREAM.
-	WordsByStream bool
-	AllowedOrigins  []string
+	WordsByStream  bool
+	AllowedOrigins []string
 	// Auth is LEDGER_AUTH: loopback (no credentials) or required.
 	Auth auth.Mode
 	// BaseURLSet: LEDGER_BASE_URL was given, so links built from it point
