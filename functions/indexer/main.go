@@ -33,7 +33,7 @@ func main() {
 // indexer applies stream records to the word index.
 type indexer struct {
 	words interface {
-		IndexWordChange(ctx context.Context, before, after *board.Ticket) error
+		IndexWordChange(ctx context.Context, before, after *board.Ticket, done int) error
 	}
 	log *slog.Logger
 }
@@ -78,9 +78,11 @@ func (x *indexer) apply(ctx context.Context, r events.DynamoDBEventRecord) error
 	if err != nil {
 		return fmt.Errorf("old image: %w", err)
 	}
-	after, err := dynamo.TicketFromImage(image(r.Change.NewImage))
+	newImage := image(r.Change.NewImage)
+	after, err := dynamo.TicketFromImage(newImage)
 	if err != nil {
 		return fmt.Errorf("new image: %w", err)
 	}
-	return x.words.IndexWordChange(ctx, before, after)
+	// The write's own transaction carried the first of its word changes.
+	return x.words.IndexWordChange(ctx, before, after, dynamo.WordsDone(newImage))
 }

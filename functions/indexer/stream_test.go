@@ -234,7 +234,7 @@ func TestIndexerAppliesStreamRecords(t *testing.T) {
 
 type failingWords struct{ calls int }
 
-func (f *failingWords) IndexWordChange(context.Context, *board.Ticket, *board.Ticket) error {
+func (f *failingWords) IndexWordChange(context.Context, *board.Ticket, *board.Ticket, int) error {
 	f.calls++
 	if f.calls == 2 {
 		return errors.New("throttled")

@@ -207,7 +207,7 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
-	items, words = s.withWords(append(items, s.tagWrites(nil, plan.Ticket)...), nil, plan.Ticket)
+	items, words = s.withWords(append(items, s.tagWrites(nil, plan.Ticket)...), createTicket, nil, plan.Ticket)
 	return items, words, nil
 }
 

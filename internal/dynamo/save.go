@@ -33,7 +33,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		var words wordChange
 		if tx.After != nil {
 			// Last: the conditional items keep their positions.
-			items, words = s.withWords(items, &tx.Before, *tx.After)
+			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
 		}
 		c, err := s.commit(ctx, items)
 		switch {

@@ -12,6 +12,12 @@ import (
 // words before and after each write.
 const StreamViewType = types.StreamViewTypeNewAndOldImages
 
+// WordsDone is how many word changes the write that stored image carried
+// in its own transaction (0 when it says nothing): IndexWordChange's done.
+func WordsDone(image map[string]types.AttributeValue) int {
+	return int(getN(image, attrWordsDone))
+}
+
 // TicketFromImage is the ticket a stream record's image holds, or nil when
 // the image is absent (an insert's old image, a removal's new one) or is
 // not a ticket's item (request records, events, index items: the table's

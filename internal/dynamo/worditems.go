@@ -169,10 +169,21 @@ func (s *Store) wordWrites(c wordChange) []types.TransactWriteItem {
 // maxTransactItems is TransactWriteItems' limit.
 const maxTransactItems = 100
 
+// attrWordsDone is, on a ticket's item, how many word changes the write
+// that stored it carried in its own transaction. diffWords fills its room
+// in a fixed order, so the stream consumer, given the same two tickets and
+// this count, splits the change the same way and puts only the rest (each
+// word item is put once; it deletes every removed word again, see
+// IndexWordChange). Absent (imports, bulk loads, items
+// written before it existed): 0, the consumer writes the whole change.
+const attrWordsDone = "wd"
+
 // withWords appends a write's word items to its transaction, as many as
-// fit, and says what is left for later.
-func (s *Store) withWords(items []types.TransactWriteItem, before *board.Ticket, after board.Ticket) ([]types.TransactWriteItem, wordChange) {
+// fit, records how many on the ticket's put (ticketAt), and says what is
+// left for later.
+func (s *Store) withWords(items []types.TransactWriteItem, ticketAt int, before *board.Ticket, after board.Ticket) ([]types.TransactWriteItem, wordChange) {
 	c := diffWords(before, after, maxTransactItems-len(items))
+	items[ticketAt].Put.Item[attrWordsDone] = num(int64(len(c.nowPut) + len(c.nowClear)))
 	return append(items, s.wordWrites(c)...), c
 }
 
@@ -244,11 +255,13 @@ func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error
 }
 
 // IndexWordChange brings a ticket's word items from what before had to
-// what after has, completely: the work of the stream consumer
+// what after has, leaving out the puts among the first done changes
+// (those the write's own transaction carried; attrWordsDone): the work of
+// the stream consumer
 // (functions/indexer), for each changed ticket of a stream batch. It is
 // idempotent: a redelivered record puts and deletes the same items again.
 // before is nil for a new ticket, after nil for a removed one.
-func (s *Store) IndexWordChange(ctx context.Context, before, after *board.Ticket) error {
+func (s *Store) IndexWordChange(ctx context.Context, before, after *board.Ticket, done int) error {
 	if after == nil {
 		if before == nil {
 			return nil
@@ -256,7 +269,13 @@ func (s *Store) IndexWordChange(ctx context.Context, before, after *board.Ticket
 		old, _ := ticketWordEntries(before)
 		return s.applyWords(ctx, wordChange{ticket: *before, laterClear: old})
 	}
-	return s.applyWords(ctx, diffWords(before, *after, 0))
+	// Puts the transaction carried are left out; deletions never are: a
+	// batch redelivered after a later edit's transaction re-puts the
+	// earlier record's words, and only the later record's complete
+	// deletions take them away again.
+	c := diffWords(before, *after, done)
+	c.laterClear = diffWords(before, *after, 0).laterClear
+	return s.applyWords(ctx, c)
 }
 
 // indexImported indexes every word of the tickets an import chunk
