@@ -11,6 +11,7 @@ const commandsUsage = `usage: ticket-ledger [command]
   people <command>  people and their sign-in: add, invite, disable, enable, list
   tokens <command>  API tokens: create, list, revoke
   backup <file>     copy the local store while the server runs
+  reindex-words     write the DynamoDB search index of every ticket (tables made before word search)
   help              this list
 `
 
@@ -30,6 +31,8 @@ func (c command) run(ctx context.Context) int {
 		return c.runTokens(ctx)
 	case "backup":
 		return c.runBackup(ctx)
+	case "reindex-words":
+		return c.runReindexWords(ctx)
 	case "help", "--help", "-h":
 		fmt.Fprint(c.stdout, commandsUsage)
 		return exitOK

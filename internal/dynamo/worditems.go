@@ -307,3 +307,42 @@ func (s *Store) queryWords(ctx context.Context, in *dynamodb.QueryInput) (*dynam
 	in.TableName, in.ConsistentRead = aws.String(s.table), aws.Bool(true)
 	return s.query(ctx, in)
 }
+
+// ReindexWords writes every ticket's word items, workspace by workspace,
+// newest first, a page of 100 tickets at a time: for tables whose tickets
+// were written before the word index (docs/dynamodb.md, "Search"). It only
+// puts (idempotent; stale items are harmless to answers), so it may run
+// while the board takes writes, and again. progress, if set, is told each
+// workspace's count when it is done.
+func (s *Store) ReindexWords(ctx context.Context, progress func(workspace string, tickets int)) (int, error) {
+	workspaces, err := s.ListWorkspaces(ctx)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, w := range workspaces {
+		n, before := 0, int64(0)
+		for {
+			page, err := s.ListTickets(ctx, board.TicketQuery{Workspace: w.Slug, Before: before, Limit: board.MaxLimit})
+			if err != nil {
+				return total, fmt.Errorf("dynamo: reindexing %s: %w", w.Slug, err)
+			}
+			changes := make([]wordChange, len(page.Tickets))
+			for i, t := range page.Tickets {
+				changes[i] = diffWords(nil, t, 0)
+			}
+			if err := s.applyWords(ctx, changes...); err != nil {
+				return total, fmt.Errorf("dynamo: reindexing %s: %w", w.Slug, err)
+			}
+			n += len(page.Tickets)
+			if before = page.ContinueBelow(); before == 0 {
+				break
+			}
+		}
+		total += n
+		if progress != nil {
+			progress(w.Slug, n)
+		}
+	}
+	return total, nil
+}
