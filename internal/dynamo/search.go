@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"unicode/utf8"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -116,11 +116,9 @@ func (s *Store) searchSource(ctx context.Context, q board.TicketQuery, search bo
 	if len(search.Words) == 0 {
 		return s.prefixSource(ctx, q, search.Prefix)
 	}
-	word := search.Words[0]
-	for _, w := range search.Words[1:] {
-		if utf8.RuneCountInString(w) > utf8.RuneCountInString(word) {
-			word = w
-		}
+	word, known, none, err := s.drivingWord(ctx, q, search.Words)
+	if err != nil || none {
+		return sliceSource(nil), err
 	}
 	from := func(tier int) string { // the first sort key of tier at the cursor
 		if tier == q.Tier && q.Before > 0 {
@@ -134,11 +132,27 @@ func (s *Store) searchSource(ctx context.Context, q board.TicketQuery, search bo
 	}
 	// Tier 1 merges the title items too: a ticket is in tier 1 with the
 	// driving word in its title when another term is not.
-	// Starting in tier 0, its title items are read once: tier 0 walks them
-	// and keeps them, tier 1 merges what was kept.
-	var title candidateSource
-	var titleAgain candidateSource
-	if q.Tier == 0 {
+	var title, titleAgain, other candidateSource
+	switch {
+	case known != nil:
+		// The probe read every item of the word: no more Queries.
+		below := func(tier int) []posting {
+			var out []posting
+			for _, p := range known {
+				if p.tier == tier && (q.Before == 0 || p.number < q.Before || tier > q.Tier) {
+					out = append(out, p)
+				}
+			}
+			return out
+		}
+		titleAgain, other = sliceSource(below(0)), sliceSource(below(1))
+		if q.Tier == 0 {
+			// Tier 1 starts from the top: every title item again.
+			title, titleAgain = sliceSource(below(0)), sliceSource(known[:countTier(known, 0)])
+		}
+	case q.Tier == 0 && q.Before == 0:
+		// Its title items are read once: tier 0 walks them and keeps
+		// them, tier 1 merges what was kept.
 		walk := s.wordRange(q, word, from(0), through(0))
 		walk.keep = true
 		title = walk.next
@@ -150,14 +164,19 @@ func (s *Store) searchSource(ctx context.Context, q board.TicketQuery, search bo
 			walk.kept = walk.kept[1:]
 			return p, true, nil
 		}
-	} else {
+		other = s.wordRange(q, word, from(1), through(1)).next
+	case q.Tier == 0:
+		// Tier 0 continues below the cursor; tier 1 starts from the top.
+		title = s.wordRange(q, word, from(0), through(0)).next
+		titleAgain, other = s.wordRange(q, word, word+wordSep+"0", through(0)).next, s.wordRange(q, word, from(1), through(1)).next
+	default:
 		lo := word + wordSep + "0"
 		if q.Before > 0 {
 			lo += invertedNumber(q.Before - 1)
 		}
-		titleAgain = s.wordRange(q, word, lo, through(0)).next
+		titleAgain, other = s.wordRange(q, word, lo, through(0)).next, s.wordRange(q, word, from(1), through(1)).next
 	}
-	merged := mergeByNumber(titleAgain, s.wordRange(q, word, from(1), through(1)).next)
+	merged := mergeByNumber(titleAgain, other)
 	return func(ctx context.Context) (posting, bool, error) {
 		if title != nil {
 			p, ok, err := title(ctx)
@@ -168,6 +187,100 @@ func (s *Store) searchSource(ctx context.Context, q board.TicketQuery, search bo
 		}
 		return merged(ctx)
 	}, nil
+}
+
+// drivingWord picks the whole word whose items drive a search of several
+// words: the rarest, judged by one Query of each word's first page + 1
+// items, sent at once (keys only, a few KB). A word with no item at all
+// means no ticket matches (none). A word whose items all fit the page is
+// the rarest if it has the fewest (and then its items, all read, are
+// known); otherwise the sparsest wins: the word whose first page spans the
+// most ticket numbers per item, since its candidates are the fewest to
+// check per match. One word: no probe.
+func (s *Store) drivingWord(ctx context.Context, q board.TicketQuery, words []string) (word string, known []posting, none bool, err error) {
+	if len(words) == 1 {
+		return words[0], nil, false, nil
+	}
+	type probe struct {
+		items   []posting
+		done    bool
+		err     error
+		spacing float64
+	}
+	probes := make([]probe, len(words))
+	var wg sync.WaitGroup
+	for i, w := range words {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := s.wordRange(q, w, w+wordSep, w+wordEnd)
+			for { // the first page only
+				x, ok, err := p.next(ctx)
+				if err != nil {
+					probes[i].err = err
+					return
+				}
+				if !ok {
+					probes[i].done = true
+					break
+				}
+				probes[i].items = append(probes[i].items, x)
+				if len(p.buf) == 0 && !p.done {
+					break // the first page is read; the rest would be another Query
+				}
+			}
+			if len(probes[i].items) > 1 {
+				lo, hi := probes[i].items[0].number, probes[i].items[0].number
+				for _, x := range probes[i].items {
+					lo, hi = min(lo, x.number), max(hi, x.number)
+				}
+				probes[i].spacing = float64(hi-lo) / float64(len(probes[i].items)-1)
+			}
+		}()
+	}
+	wg.Wait()
+	best := -1
+	for i, p := range probes {
+		switch {
+		case p.err != nil:
+			return "", nil, false, p.err
+		case p.done && len(p.items) == 0:
+			return "", nil, true, nil
+		case best < 0:
+			best = i
+		case p.done && (!probes[best].done || len(p.items) < len(probes[best].items)):
+			best = i
+		case !p.done && !probes[best].done && p.spacing > probes[best].spacing:
+			best = i
+		}
+	}
+	if probes[best].done {
+		known = probes[best].items
+	}
+	return words[best], known, false, nil
+}
+
+// countTier is how many of ps, in (tier, number) order, are in tier.
+func countTier(ps []posting, tier int) int {
+	n := 0
+	for _, p := range ps {
+		if p.tier == tier {
+			n++
+		}
+	}
+	return n
+}
+
+// sliceSource yields postings already read, in order.
+func sliceSource(ps []posting) candidateSource {
+	return func(context.Context) (posting, bool, error) {
+		if len(ps) == 0 {
+			return posting{}, false, nil
+		}
+		p := ps[0]
+		ps = ps[1:]
+		return p, true, nil
+	}
 }
 
 // mergeByNumber merges two sources newest first, each number once, as

@@ -84,6 +84,11 @@ func testSearchRanking(t *testing.T, f *fixture) {
 	f.create("inbox", "c5", withTitle("deploy docs"), withBody("deploy"))
 	f.create("inbox", "c6", withTitle("six"), withBody("DEPLOY"))
 	f.create("inbox", "c7", withTitle("seven"))
+	// Two words: 10 and 8 have both in the title; 9 has one in its title
+	// and one in its body, so it follows 8 although it is newer.
+	f.create("inbox", "c8", withTitle("rollout plan"), withBody("alpha"))
+	f.create("inbox", "c9", withTitle("rollout"), withBody("plan alpha"))
+	f.create("inbox", "c10", withTitle("Rollout plan, v2"))
 	want := ids("inbox", 5, 2, 6, 4, 3, 1)
 	f.checkPages([]pageCase{
 		{searchQ("deploy"), want, false},
@@ -93,7 +98,8 @@ func testSearchRanking(t *testing.T, f *fixture) {
 		{searchQ("deploy api"), ids("inbox", 2), false},
 	})
 	for _, limit := range []int{1, 2, 3, 4, 10} {
-		for _, query := range []string{"deploy", "deploy "} {
+		for query, want := range map[string][]string{"deploy": want, "deploy ": want,
+			"rollout plan ": ids("inbox", 10, 8, 9), "plan rollout": ids("inbox", 10, 8, 9), "rollout alpha ": ids("inbox", 9, 8)} {
 			got := pageAllSearch(t, f, board.TicketQuery{Workspace: "inbox", Query: query, Limit: limit})
 			if !slices.Equal(got, want) {
 				t.Errorf("query %q paged by %d: %v, want %v", query, limit, got, want)
