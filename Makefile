@@ -124,11 +124,12 @@ LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda,nethttpomitht
 RIE_VERSION  = v0.0.0-20261030222936-bef5c4ba774d
 RIE          = $(shell $(GO) env GOPATH)/bin/aws-lambda-rie
 
-.PHONY: build-McpFunction build-WorkerFunction lambda-test bench-coldstart bench-import
+.PHONY: build-McpFunction build-WorkerFunction build-IndexerFunction lambda-test bench-coldstart bench-import
 
 build:
 	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o bootstrap ./functions/mcp
 	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o worker/bootstrap ./functions/worker
+	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o indexer/bootstrap ./functions/indexer
 
 build-McpFunction:
 	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
@@ -136,6 +137,10 @@ build-McpFunction:
 # The Step Functions task worker (template.yaml WorkerFunction).
 build-WorkerFunction:
 	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/worker
+
+# The word index's stream consumer (template.yaml IndexerFunction).
+build-IndexerFunction:
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/indexer
 
 $(RIE):
 	$(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
@@ -148,7 +153,7 @@ lambda-test: $(RIE)
 	cfn-lint template.yaml
 	bash test-tools/install.sh
 	test-tools/node_modules/.bin/asl-validator --json-path infra/statemachine.asl.json
-	PATH="$(dir $(RIE)):$$PATH" LEDGER_REQUIRE_LAMBDA_TESTS=1 scripts/with-moto.sh $(GO) test -race -count=1 -run 'Template|Lambda|Worker' ./functions/mcp ./functions/worker
+	PATH="$(dir $(RIE)):$$PATH" LEDGER_REQUIRE_LAMBDA_TESTS=1 scripts/with-moto.sh $(GO) test -race -count=1 -run 'Template|Lambda|Worker|Indexer' ./functions/mcp ./functions/worker ./functions/indexer
 	$(GO) test -race -count=1 -tags lambda -run 'TestConnect|TestLambdaClient' ./internal/dynamo
 
 # Everything `sam local start-api` needs but Docker: a DynamoDB endpoint

@@ -13,6 +13,7 @@ const commandsUsage = `usage: ticket-ledger [command]
   backup <file>     copy the local store while the server runs
   export            write the board as JSON lines on stdout: [--workspace <slug>] [--with-people]
   import-board      read an export from stdin into this store: [--merge=skip|fail]
+  reindex-words     write the DynamoDB search index of every ticket (tables made before word search)
   help              this list
 `
 
@@ -36,6 +37,8 @@ func (c command) run(ctx context.Context) int {
 		return c.runExport(ctx)
 	case "import-board":
 		return c.runImportBoard(ctx)
+	case "reindex-words":
+		return c.runReindexWords(ctx)
 	case "help", "--help", "-h":
 		fmt.Fprint(c.stdout, commandsUsage)
 		return exitOK

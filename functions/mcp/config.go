@@ -32,6 +32,10 @@ const (
 	// Off unless set: an endpoint URL alone may be DynamoDB itself.
 	envSerializeWrites = "LEDGER_DYNAMODB_SERIALIZE_WRITES"
 	envAuth            = "LEDGER_AUTH"
+	// envWordsByStream=1 leaves the word index's body words and stale
+	// deletions to the table's stream consumer (functions/indexer), which
+	// the template deploys; off, the store writes them after each commit.
+	envWordsByStream = "LEDGER_WORDS_BY_STREAM"
 	// envStateMachine names the Step Functions state machine that runs
 	// long imports (Lambda); unset, imports run inside the call there.
 	envStateMachine = "LEDGER_STATE_MACHINE_ARN"
@@ -57,7 +61,9 @@ type config struct {
 	CreateTable bool
 	// SerializeWrites: LEDGER_DYNAMODB_SERIALIZE_WRITES.
 	SerializeWrites bool
-	AllowedOrigins  []string
+	// WordsByStream: LEDGER_WORDS_BY_STREAM.
+	WordsByStream  bool
+	AllowedOrigins []string
 	// Auth is LEDGER_AUTH: loopback (no credentials) or required.
 	Auth auth.Mode
 	// BaseURLSet: LEDGER_BASE_URL was given, so links built from it point
@@ -102,7 +108,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Endpoint:     getenv(envEndpoint),
 		StateMachine: getenv(envStateMachine),
 	}
-	for key, dst := range map[string]*bool{envCreateTable: &c.CreateTable, envSerializeWrites: &c.SerializeWrites, envAllowPlainHTTP: &c.AllowPlainHTTP} {
+	for key, dst := range map[string]*bool{envCreateTable: &c.CreateTable, envSerializeWrites: &c.SerializeWrites, envAllowPlainHTTP: &c.AllowPlainHTTP,
+		envWordsByStream: &c.WordsByStream} {
 		if v := getenv(key); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {

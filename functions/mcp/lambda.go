@@ -29,7 +29,7 @@ const envRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
 // (SAM only overrides variables the template declares). A test holds the
 // template to this list.
 var deployedEnv = []string{envStore, envTable, envAuth, envRetention, envBaseURL, envAllowedOrigins, envEndpoint, envCreateTable,
-	envSerializeWrites, envStateMachine}
+	envSerializeWrites, envStateMachine, envWordsByStream}
 
 // lambdaStdout is where the function writes its EMF lines: Lambda sends
 // stdout to the function's log group.

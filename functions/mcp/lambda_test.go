@@ -203,7 +203,9 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 	mu.Lock()
 	clear(observed)
 	mu.Unlock()
-	env := map[string]string{envTable: table, envEndpoint: proxy.URL}
+	// As deployed: the word index's stream consumer writes what does not
+	// fit a transaction (template.yaml sets it).
+	env := map[string]string{envTable: table, envEndpoint: proxy.URL, envWordsByStream: "1"}
 	fn, err := newLambdaFunction(ctx, lambdaGetenv(mapEnv(env)), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,8 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger, early func(boa
 	case storeSQLite:
 		return openSQLite(ctx, cfg.DataDir, log, cfg.adminCommand)
 	case storeDynamoDB:
-		ep := dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable, SerializeWrites: cfg.SerializeWrites}
+		ep := dynamo.Endpoint{URL: cfg.Endpoint, Table: cfg.Table, CreateTable: cfg.CreateTable, SerializeWrites: cfg.SerializeWrites,
+			WordsByStream: cfg.WordsByStream}
 		if early != nil {
 			ep.Early = func(st *dynamo.Store) { early(st) }
 		}

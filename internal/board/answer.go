@@ -99,7 +99,7 @@ func (l *TicketList) Fit(size Sizer, bound int) bool {
 	}
 	shell := *l
 	shell.Tickets = nil
-	c := encodeCursor(l.Tickets[0].Number, l.query) // as long as any cursor of this page, give or take digits
+	c := encodeCursor(l.Tickets[0].Number, 0, l.query) // as long as any cursor of this page, give or take digits
 	shell.NextCursor, shell.Partial = &c, true
 	total := size(&shell) + 32
 	keep := 0
@@ -115,7 +115,8 @@ func (l *TicketList) Fit(size Sizer, bound int) bool {
 	}
 	if keep < len(l.Tickets) {
 		l.Tickets = l.Tickets[:keep]
-		next := encodeCursor(l.Tickets[keep-1].Number, l.query)
+		last := l.Tickets[keep-1]
+		next := encodeCursor(last.Number, ticketTier(l.query, last), l.query)
 		l.NextCursor, l.Partial = &next, true
 	}
 	return true

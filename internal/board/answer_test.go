@@ -74,7 +74,7 @@ func TestTicketListFitContinuesAfterTheLastKept(t *testing.T) {
 	if len(l.Tickets) == 0 || len(l.Tickets) >= 10 || !l.Partial || l.NextCursor == nil {
 		t.Fatalf("fitted page: %d tickets, partial %v, cursor %v", len(l.Tickets), l.Partial, l.NextCursor)
 	}
-	before, err := decodeCursor(*l.NextCursor, q)
+	before, _, err := decodeCursor(*l.NextCursor, q)
 	if err != nil || before != l.Tickets[len(l.Tickets)-1].Number {
 		t.Errorf("next_cursor continues below %d (%v), want %d", before, err, l.Tickets[len(l.Tickets)-1].Number)
 	}

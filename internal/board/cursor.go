@@ -7,35 +7,63 @@ import (
 	"fmt"
 )
 
-// A cursor is opaque to callers: the number to continue below, bound to the
-// filters it was made for, so reusing it with other filters is refused
-// instead of silently skipping tickets.
+// A cursor is opaque to callers: the position to continue below, bound to
+// the filters it was made for, so reusing it with other filters is refused
+// instead of silently skipping tickets. A search's position is a tier and a
+// number (search.go); such a cursor says so with its version, so a cursor
+// of the earlier substring search (no version) is refused rather than read
+// as a position it never was.
 type cursor struct {
-	Before int64  `json:"b"`
-	Filter string `json:"f"`
+	Before  int64  `json:"b"`
+	Tier    int    `json:"t,omitempty"`
+	Version int    `json:"v,omitempty"`
+	Filter  string `json:"f"`
 }
+
+// searchCursorVersion marks the cursors of word search.
+const searchCursorVersion = 2
 
 func filterHash(q TicketQuery) string {
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s", q.Workspace, q.Status, q.Owner, q.Tag, q.Query))
 	return base64.RawURLEncoding.EncodeToString(sum[:8])
 }
 
-func encodeCursor(before int64, q TicketQuery) string {
-	raw, _ := json.Marshal(cursor{Before: before, Filter: filterHash(q)})
+func encodeCursor(before int64, tier int, q TicketQuery) string {
+	c := cursor{Before: before, Filter: filterHash(q)}
+	if q.Query != "" {
+		c.Tier, c.Version = tier, searchCursorVersion
+	}
+	raw, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(raw)
 }
 
-func decodeCursor(s string, q TicketQuery) (int64, error) {
+func decodeCursor(s string, q TicketQuery) (before int64, tier int, err error) {
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	var c cursor
 	if err == nil {
 		err = json.Unmarshal(raw, &c)
 	}
-	if err != nil || c.Before < 1 {
-		return 0, invalid("cursor is not one this server issued; pass next_cursor from the previous list_tickets answer unchanged, or omit it to start over")
+	if err != nil || c.Before < 1 || c.Tier < 0 || c.Tier >= SearchTiers {
+		return 0, 0, invalid("cursor is not one this server issued; pass next_cursor from the previous list_tickets answer unchanged, or omit it to start over")
 	}
 	if c.Filter != filterHash(q) {
-		return 0, invalid("cursor was issued for other filters; repeat the same workspace, status, owner, tag and query, or omit cursor to start over")
+		return 0, 0, invalid("cursor was issued for other filters; repeat the same workspace, status, owner, tag and query, or omit cursor to start over")
 	}
-	return c.Before, nil
+	if q.Query != "" && c.Version != searchCursorVersion {
+		return 0, 0, invalid("cursor was issued by an earlier version of search, which matched text differently; omit cursor to start the search over")
+	}
+	return c.Before, c.Tier, nil
+}
+
+// ticketTier is the search tier of a ticket of a page (0 without a query).
+func ticketTier(q TicketQuery, t Ticket) int {
+	if q.Query == "" {
+		return 0
+	}
+	s, err := ParseSearch(q.Query)
+	if err != nil {
+		return 0
+	}
+	tier, _ := s.Tier(IndexWords(t))
+	return tier
 }

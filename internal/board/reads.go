@@ -129,14 +129,19 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 	if err := in.Validate(); err != nil {
 		return TicketList{}, err
 	}
+	if in.Query != "" {
+		if _, err := ParseSearch(in.Query); err != nil {
+			return TicketList{}, inField("query", err)
+		}
+	}
 	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Query: in.Query, Limit: in.Limit,
 		Readable: readablePolicies(PrincipalFrom(ctx)), MaxBytes: answerJSONBound - shellOverhead, MaxScan: DefaultScan}
 	if in.Cursor != "" {
-		before, err := decodeCursor(in.Cursor, q)
+		before, tier, err := decodeCursor(in.Cursor, q)
 		if err != nil {
 			return TicketList{}, err
 		}
-		q.Before = before
+		q.Before, q.Tier = before, tier
 	}
 	page, err := s.store.ListTickets(ctx, q)
 	var denied *PolicyError
@@ -148,7 +153,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 	}
 	out := TicketList{Tickets: s.shownTickets(page.Tickets), Partial: page.Partial, Total: listTotal(q, page.Counts), query: q}
 	if next := page.ContinueBelow(); next > 0 {
-		c := encodeCursor(next, q)
+		c := encodeCursor(next, page.NextTier, q)
 		out.NextCursor = &c
 	}
 	fitEstimated(&out)

@@ -120,9 +120,12 @@ type TicketQuery struct {
 	Status    Status
 	Owner     string
 	Tag       string
-	Query     string // case-insensitive substring of title or body (apart: never across the two)
+	Query     string // words (search.go); the store parses it with ParseSearch
 	Before    int64
-	Limit     int
+	// Tier: with a Query, the search tier Before lies in (search.go);
+	// the tiers after it follow in full.
+	Tier  int
+	Limit int
 	// Readable: nil reads any workspace; otherwise the policies the caller
 	// may read.
 	Readable []AIPolicy
@@ -148,6 +151,9 @@ type TicketPage struct {
 	// last ticket of the page).
 	More bool
 	Next int64
+	// NextTier: with a Query, the search tier of the position the listing
+	// continues below (ContinueBelow): Next's, or the last ticket's.
+	NextTier int
 	// Partial: the page stopped at MaxScan or MaxBytes with fewer than
 	// Limit tickets; matches may follow below Next.
 	Partial bool

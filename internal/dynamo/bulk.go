@@ -148,5 +148,9 @@ func ticketItems(t board.Ticket) ([]map[string]types.AttributeValue, error) {
 	for _, tag := range t.Tags {
 		items = append(items, tagItem(t, tag))
 	}
+	entries, _ := ticketWordEntries(&t)
+	for _, e := range entries {
+		items = append(items, wordKey(t.Workspace, t.Number, e))
+	}
 	return items, nil
 }

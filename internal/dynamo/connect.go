@@ -18,6 +18,8 @@ type Endpoint struct {
 	SerializeWrites bool
 	// Early: see Config.Early.
 	Early func(*Store)
+	// WordsByStream: see Config.WordsByStream.
+	WordsByStream bool
 }
 
 // Connect builds the client and opens the store: what the composition root
@@ -28,7 +30,7 @@ func Connect(ctx context.Context, ep Endpoint, log *slog.Logger) (*Store, error)
 		return nil, err
 	}
 	return Open(ctx, Config{Client: client, Table: ep.Table, CreateTable: ep.CreateTable, Logger: log,
-		SerializeWrites: ep.SerializeWrites, Early: ep.Early})
+		SerializeWrites: ep.SerializeWrites, Early: ep.Early, WordsByStream: ep.WordsByStream})
 }
 
 // SerializesWrites reports whether the store sends one write at a time

@@ -52,7 +52,9 @@ func (c *RequestCounter) Register(o *dynamodb.Options) {
 func itemsRead(result any) int {
 	switch r := result.(type) {
 	case *dynamodb.QueryOutput:
-		return int(r.ScannedCount)
+		// An endpoint that reports no ScannedCount (minidyn) read at
+		// least what it returned.
+		return int(max(r.ScannedCount, r.Count, int32(len(r.Items))))
 	case *dynamodb.ScanOutput:
 		return int(r.ScannedCount)
 	case *dynamodb.GetItemOutput:

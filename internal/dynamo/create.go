@@ -66,7 +66,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		rec.Result = plan.Result
 		txid := newTxID()
 		w.txids = append(w.txids, txid)
-		items, err := s.createItems(rec, txid, plan, tx.AllowedPolicies, number)
+		items, words, err := s.createItems(rec, txid, plan, tx.AllowedPolicies, number)
 		if err != nil {
 			return ledger.Record{}, err
 		}
@@ -77,6 +77,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		case c == nil:
 			s.cache.setNext(tx.Workspace, number+1)
 			s.cache.moved(tx.Workspace, "", plan.Ticket.Status)
+			s.indexLater(ctx, words)
 			return rec, nil
 		case c.failedAt(createRecord):
 			verdict, old, err := s.existingRecord(ctx, rec.Key, c.old[createRecord], now, w)
@@ -174,24 +175,27 @@ func (s *Store) counterMoved(ctx context.Context, tx board.CreateTx, old map[str
 }
 
 // createItems lays out a create transaction.
-func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePlan, allowed []board.AIPolicy, number int64) ([]types.TransactWriteItem, error) {
+// The ticket's title and tag words go in the same transaction (as many as
+// fit; worditems.go), the rest is returned for after the commit.
+func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePlan, allowed []board.AIPolicy, number int64) ([]types.TransactWriteItem, wordChange, error) {
+	var words wordChange
 	if plan.Ticket.Number != number {
-		return nil, fmt.Errorf("dynamo: built ticket has number %d, asked for %d", plan.Ticket.Number, number)
+		return nil, words, fmt.Errorf("dynamo: built ticket has number %d, asked for %d", plan.Ticket.Number, number)
 	}
 	recItem, part, err := recordItems(rec, txid)
 	if err != nil {
-		return nil, err
+		return nil, words, err
 	}
 	ticket, err := ticketItem(plan.Ticket)
 	if err != nil {
-		return nil, err
+		return nil, words, err
 	}
 	if err := checkSize("ticket", ticket); err != nil {
-		return nil, err
+		return nil, words, err
 	}
 	event, err := eventItem(plan.Event)
 	if err != nil {
-		return nil, err
+		return nil, words, err
 	}
 	cond, names, values := recordCondition(rec.CreatedAt)
 	items := []types.TransactWriteItem{
@@ -203,7 +207,8 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
-	return append(items, s.tagWrites(nil, plan.Ticket)...), nil
+	items, words = s.withWords(append(items, s.tagWrites(nil, plan.Ticket)...), createTicket, nil, plan.Ticket)
+	return items, words, nil
 }
 
 // counterUpdate takes number from the workspace's counter and counts the

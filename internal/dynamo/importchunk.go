@@ -66,6 +66,7 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 			if imported > 0 {
 				s.cache.setNext(ws, number+int64(imported))
 				s.cache.countsUnknown(ws)
+				s.indexImported(ctx, items)
 			}
 			return tx.After(taken, imported), nil
 		case c.failedAt(chunkTaskAt):

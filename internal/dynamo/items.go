@@ -20,13 +20,11 @@ const (
 	attrOwnerTk = "owner"
 	// attrTags holds the tags as one string, "|a|b|", so that a tag filter
 	// is contains(tags, "|a|") and matches whole tags only ('|' is not a
-	// tag character). tags, lt and lb are always present: contains() on a
-	// missing attribute is an error on minidyn (false on DynamoDB), and
-	// minidyn also mishandles empty lists.
+	// tag character). It is always present: contains() on a missing
+	// attribute is an error on minidyn (false on DynamoDB), and minidyn
+	// also mishandles empty lists.
 	attrTags      = "tags"
 	attrDue       = "due"  // YYYY-MM-DD, absent when none
-	attrTitleLC   = "lt"   // lower-cased title, for contains()
-	attrBodyLC    = "lb"   // lower-cased body, for contains()
 	attrSlug      = "slug" // workspace
 	attrName      = "name" // workspace
 	attrPolicy    = "ai_policy"
@@ -57,8 +55,6 @@ func ticketItem(t board.Ticket) (map[string]types.AttributeValue, error) {
 	item[attrStatus] = str(string(t.Status))
 	item[attrWS] = str(t.Workspace)
 	item[attrWSStatus] = str(t.Workspace + "#" + string(t.Status))
-	item[attrTitleLC] = str(strings.ToLower(t.Title))
-	item[attrBodyLC] = str(strings.ToLower(t.Body))
 	if t.Owner != nil && *t.Owner != "" {
 		item[attrOwnerTk] = str(*t.Owner)
 		item[attrWSOwner] = str(t.Workspace + "#" + *t.Owner)

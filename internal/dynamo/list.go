@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -15,12 +14,13 @@ import (
 // ListTickets decides the policy first (readableWorkspace), then reads one
 // index newest first, below the cursor's number:
 //
-//   - a tag: tickets_by_tag (keys only), then the tickets by key;
+//   - a text query: the word index (search.go), then the tickets by key;
+//   - else a tag: tickets_by_tag (keys only), then the tickets by key;
 //   - else the status, else the owner, else the whole workspace: their
 //     indexes, which hold whole tickets.
 //
-// What that index does not answer (a text query, an owner under a status,
-// anything beside a tag) is checked on what it yields: a FilterExpression,
+// What that index does not answer (an owner under a status, anything
+// beside a tag or a text query) is checked on what it yields: a FilterExpression,
 // or after the tickets are read for a tag. Such a read asks for limit+1
 // items first and four times as many each page after (Limit), and stops
 // once it has examined q.MaxScan items: a page that is not full by then is
@@ -36,9 +36,12 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 		return board.TicketPage{}, err
 	}
 	b := newPageBuilder(q)
-	if q.Tag != "" {
+	switch {
+	case q.Query != "":
+		err = s.searchTickets(ctx, q, b)
+	case q.Tag != "":
 		err = s.listByTag(ctx, q, b)
-	} else {
+	default:
 		err = s.listByIndex(ctx, q, b)
 	}
 	if err != nil {
@@ -173,10 +176,6 @@ func (s *Store) ticketQuery(q board.TicketQuery) *dynamodb.QueryInput {
 		names["#owner"], values[":owner"] = attrOwnerTk, str(q.Owner)
 		filters = append(filters, "#owner = :owner")
 	}
-	if q.Query != "" {
-		names["#lt"], names["#lb"], values[":q"] = attrTitleLC, attrBodyLC, str(strings.ToLower(q.Query))
-		filters = append(filters, "(contains(#lt, :q) OR contains(#lb, :q))")
-	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(index),
@@ -212,8 +211,8 @@ func (s *Store) listByTag(ctx context.Context, q board.TicketQuery, b *pageBuild
 		ExpressionAttributeValues: values,
 		ScanIndexForward:          aws.Bool(false),
 	}
-	checked := q.Status != "" || q.Owner != "" || q.Query != ""
-	match := ticketMatcher(q)
+	checked := q.Status != "" || q.Owner != ""
+	match := func(t board.Ticket) bool { _, ok := q.Matches(t, nil); return ok }
 	ask, examined := b.limit+1, 0
 	for {
 		if checked {
@@ -280,20 +279,4 @@ func (s *Store) addByKey(ctx context.Context, keys []map[string]types.AttributeV
 		}
 	}
 	return nil
-}
-
-// ticketMatcher checks a ticket against every filter of q, as the indexes
-// and filter expressions would.
-func ticketMatcher(q board.TicketQuery) func(board.Ticket) bool {
-	needle := strings.ToLower(q.Query)
-	return func(t board.Ticket) bool {
-		switch {
-		case q.Tag != "" && !slices.Contains(t.Tags, q.Tag),
-			q.Status != "" && t.Status != q.Status,
-			q.Owner != "" && (t.Owner == nil || *t.Owner != q.Owner),
-			needle != "" && !strings.Contains(strings.ToLower(t.Title), needle) && !strings.Contains(strings.ToLower(t.Body), needle):
-			return false
-		}
-		return true
-	}
 }

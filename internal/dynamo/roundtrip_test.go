@@ -151,8 +151,20 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 		_, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox"})
 		return err
 	})
-	measure(a, "list_tickets, tag + query filter", same(2), "tag items carry no ticket: the tickets come by key", func() error {
+	measure(a, "list_tickets, tag + query filter", same(2), "the query's index items, then the tickets by key, the tag checked on them", func() error {
 		_, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox", Tag: "rt", Query: "TICKET"})
+		return err
+	})
+	measure(a, "list_tickets, one whole word (policy cached)", same(2), "the word's index items, then their tickets by key", func() error {
+		_, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox", Query: "ticket "})
+		return err
+	})
+	measure(uncached, "list_tickets, one whole word (policy not cached)", same(3), "the policy GetItem first", func() error {
+		_, err := uncached.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox", Query: "ticket "})
+		return err
+	})
+	measure(a, "list_tickets, a prefix (policy cached)", same(2), "every index item of the words it begins, then the tickets by key", func() error {
+		_, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox", Query: "tick"})
 		return err
 	})
 	measure(uncached, "list_tickets (policy not cached)", same(2), "the policy GetItem first, as for get_ticket", func() error {

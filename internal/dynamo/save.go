@@ -30,6 +30,11 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		if err != nil {
 			return ledger.Record{}, err
 		}
+		var words wordChange
+		if tx.After != nil {
+			// Last: the conditional items keep their positions.
+			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
+		}
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
@@ -37,6 +42,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		case c == nil:
 			if tx.After != nil {
 				s.cache.moved(tx.Before.Workspace, tx.Before.Status, tx.After.Status)
+				s.indexLater(ctx, words)
 			}
 			return tx.Request, nil
 		case c.failedAt(0):

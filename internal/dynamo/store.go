@@ -52,6 +52,12 @@ type Config struct {
 	// OAuth tokens, which a credential check reads first on a cold start. Not called when
 	// Open is to create the table (until then those reads would fail).
 	Early func(*Store)
+	// WordsByStream leaves a ticket's body words, and the deletion of the
+	// words an edit removed, to the table's stream consumer
+	// (functions/indexer, IndexWordChange). Off: the store writes them
+	// itself right after each commit (worditems.go), for endpoints without
+	// streams and deployments without the consumer.
+	WordsByStream bool
 }
 
 // Store is board.Store on DynamoDB. It is safe for concurrent use.
@@ -64,6 +70,8 @@ type Store struct {
 	locks     keyLocks
 	serialize bool
 	raceFor   time.Duration
+	// wordsByStream: Config.WordsByStream.
+	wordsByStream bool
 }
 
 var _ board.Store = (*Store)(nil)
@@ -94,7 +102,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		cfg.Now = time.Now
 	}
 	s := &Store{db: apiOf(cfg.Client), table: cfg.Table, policyTTL: cfg.PolicyTTL, log: cfg.Logger,
-		cache: newWorkspaceCache(cfg.Now), serialize: cfg.SerializeWrites, raceFor: cfg.CounterRaceBudget}
+		cache: newWorkspaceCache(cfg.Now), serialize: cfg.SerializeWrites, raceFor: cfg.CounterRaceBudget,
+		wordsByStream: cfg.WordsByStream}
 	if s.raceFor <= 0 {
 		s.raceFor = DefaultCounterRaceBudget
 	}

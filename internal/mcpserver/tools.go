@@ -45,7 +45,7 @@ func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 
 	add(s, who, &mcp.Tool{
 		Name:        "list_tickets",
-		Description: fmt.Sprintf("List tickets of a workspace, newest first, filtered by status, owner, tag or text (a case-insensitive substring of title or body). Pages with limit (1-%d, default %d) and cursor: pass next_cursor back to get the next page; null means the last page. A page can hold fewer tickets than limit and still have a next_cursor (partial: true) when a search reached the most one call may read, or the answer its size bound: keep calling with next_cursor until it is null.", board.MaxLimit, board.DefaultLimit),
+		Description: fmt.Sprintf("List tickets of a workspace, newest first, filtered by status, owner, tag or query. query is words, all required, each found case-insensitively as a whole word of the title, body or tags; its last word without a space after it is also a prefix (\"deplo\" finds deploy, deployment). With a query, tickets whose title holds every word come first, then the rest, newest first in each. Pages with limit (1-%d, default %d) and cursor: pass next_cursor back to get the next page; null means the last page. A page can hold fewer tickets than limit and still have a next_cursor (partial: true) when a search reached the most one call may read, or the answer its size bound: keep calling with next_cursor until it is null.", board.MaxLimit, board.DefaultLimit),
 		Annotations: readOnly("List tickets"),
 	}, svc.ListTickets)
 

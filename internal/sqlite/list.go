@@ -5,19 +5,17 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// ListTickets returns one page, newest first. One filter drives the read
-// through its index, newest first: a text query of 3 or more characters
-// (the trigram index), else the tag (ticket_tags), the owner or the status
-// (their indexes), else the workspace's tickets by number. The other
-// filters are checked on the rows that index yields; then at most MaxScan
-// rows are examined, and a page that is not full by then is returned as
-// partial, continuing below the last row examined. A query of 1 or 2
-// characters has no trigram to look up: it is such a checked filter too.
+// ListTickets returns one page, newest first. A text query is a search
+// (search.go). Otherwise one filter drives the read through its index,
+// newest first: the tag (ticket_tags), the owner or the status (their
+// indexes), else the workspace's tickets by number. The other filters are
+// checked on the rows that index yields; then at most MaxScan rows are
+// examined, and a page that is not full by then is returned as partial,
+// continuing below the last row examined.
 func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.TicketPage, error) {
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -46,6 +44,9 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 	scan := q.MaxScan
 	if scan <= 0 {
 		scan = board.DefaultScan
+	}
+	if q.Query != "" {
+		return s.searchTickets(ctx, tx, q, wsKey, page, limit, scan)
 	}
 	plan := planList(q, wsKey)
 	var query string
@@ -115,28 +116,11 @@ type listPlan struct {
 	checkArgs   []any
 }
 
-// minTrigram is the shortest query the trigram index can look up.
-const minTrigram = 3
-
 func planList(q board.TicketQuery, wsKey int64) listPlan {
 	var p listPlan
 	cols := prefixed("t.", ticketColumns)
-	text := q.Query != ""
 	status, owner, tag := q.Status != "", q.Owner != "", q.Tag != ""
 	switch {
-	case text && utf8.RuneCountInString(q.Query) >= minTrigram:
-		// The workspace's rowid range of the trigram index, below the cursor.
-		base := wsKey << ftsShift
-		upper := base + 1<<ftsShift
-		if q.Before > 0 {
-			upper = base + q.Before
-		}
-		match := `tickets_fts MATCH ? AND f.rowid > ? AND f.rowid < ? ORDER BY f.rowid DESC`
-		p.direct = `SELECT ` + cols + ` FROM tickets_fts f JOIN tickets t ON t.workspace = ? AND t.number = f.rowid - ? WHERE ` + match
-		p.directArgs = []any{q.Workspace, base, ftsPhrase(q.Query), base, upper}
-		p.numbers = `SELECT f.rowid - ? FROM tickets_fts f WHERE ` + match
-		p.numbersArgs = []any{base, ftsPhrase(q.Query), base, upper}
-		text = false
 	case tag:
 		where, args := `g.workspace = ? AND g.tag = ?`, []any{q.Workspace, q.Tag}
 		if q.Before > 0 {
@@ -172,15 +156,5 @@ func planList(q board.TicketQuery, wsKey int64) listPlan {
 		p.checks = append(p.checks, `EXISTS (SELECT 1 FROM ticket_tags g WHERE g.workspace = t.workspace AND g.tag = ? AND g.number = t.number)`)
 		p.checkArgs = append(p.checkArgs, q.Tag)
 	}
-	if text {
-		needle := strings.ToLower(q.Query)
-		p.checks = append(p.checks, `(`+containsFunc+`(t.title, ?) OR `+containsFunc+`(t.body, ?))`)
-		p.checkArgs = append(p.checkArgs, needle, needle)
-	}
 	return p
 }
-
-// ftsPhrase quotes a query as one FTS5 phrase: with the trigram tokenizer
-// a phrase matches where the text contains it, case-insensitively, within
-// one column (so never across title and body).
-func ftsPhrase(q string) string { return `"` + strings.ReplaceAll(q, `"`, `""`) + `"` }

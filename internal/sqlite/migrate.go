@@ -20,6 +20,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateBoundedReads,
 	migrateCreatedFor,
 	migrateEventFilters,
+	migrateWordSearch,
 }
 
 // schemaVersion is the version this code reads and writes.

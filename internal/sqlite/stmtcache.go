@@ -9,7 +9,7 @@ import (
 // Every connection keeps the statements it ran prepared, keyed by their SQL
 // text. database/sql hands a query with arguments straight to the driver,
 // which parses and plans it again on every call; for a write to tickets that
-// means compiling its triggers too (counts, tag rows, the trigram index), and
+// means compiling its triggers too (counts, tag rows, the word index), and
 // that parsing was a quarter of a create's CPU. A cached statement is reset
 // after each use, so it holds no lock and no snapshot between calls (WAL
 // checkpoints and VACUUM are not held up), and SQLite prepares it again by

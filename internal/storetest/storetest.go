@@ -83,6 +83,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"LoadForWrite", loadForWriteTests()},
 		{"GetRequest", getRequestTests()},
 		{"ListTickets", listTicketsTests()},
+		{"Search", searchTests()},
 		{"BoundedListing", boundedListTests()},
 		{"Summary", summaryTests()},
 		{"ListEvents", listEventsTests()},

@@ -31,6 +31,34 @@ func listCall(name string, in board.ListTicketsInput) call {
 	}}
 }
 
+// searchCall is list_tickets with a word query. A word query never answers
+// partial; want, when not nil, is every ticket it must find (newest first).
+func searchCall(name, query string, want []int64) call {
+	return call{name: name, read: true, fn: func(ctx context.Context, svc *board.Service, _ int) (int, error) {
+		out, err := svc.ListTickets(ctx, board.ListTicketsInput{Workspace: workspace, Query: query})
+		if err != nil {
+			return 0, err
+		}
+		if out.Partial {
+			return len(out.Tickets), fmt.Errorf("%w: a word query answered partial", errWrong)
+		}
+		if want != nil {
+			var got []string
+			for _, t := range out.Tickets {
+				got = append(got, t.ID)
+			}
+			var w []string
+			for i := len(want) - 1; i >= 0; i-- {
+				w = append(w, fmt.Sprintf("%s-%d", workspace, want[i]))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(w) {
+				return len(out.Tickets), fmt.Errorf("%w: found %v, want %v", errWrong, got, w)
+			}
+		}
+		return len(out.Tickets), nil
+	}}
+}
+
 func calls() []call {
 	return []call{
 		{name: "list_workspaces", read: true, fn: func(ctx context.Context, svc *board.Service, _ int) (int, error) {
@@ -50,8 +78,11 @@ func calls() []call {
 		listCall("list_tickets owner=ai:rare", board.ListTicketsInput{Owner: "ai:rare"}),
 		listCall("list_tickets tag=rare", board.ListTicketsInput{Tag: "rare"}),
 		listCall("list_tickets tag=common", board.ListTicketsInput{Tag: "common"}),
-		listCall("list_tickets query=needle", board.ListTicketsInput{Query: "needle"}),
-		listCall("list_tickets query, no hit", board.ListTicketsInput{Query: "zebra crossing"}),
+		searchCall("search one word: needle", "needle ", needles),
+		searchCall("search prefix: needl", "needl", needles),
+		searchCall("search common word: docs", "docs ", nil),
+		searchCall("search two words: tidy docs", "tidy docs ", nil),
+		searchCall("search two words, no hit", "zebra crossing ", []int64{}),
 		{name: "get_ticket (200 notes)", read: true, fn: func(ctx context.Context, svc *board.Service, _ int) (int, error) {
 			out, err := svc.GetTicket(ctx, board.TicketIDInput{ID: fmt.Sprintf("%s-%d", workspace, busyTicket)})
 			return 1 + len(out.Notes) + len(out.History), err

@@ -1,0 +1,94 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+)
+
+// TestSearchBudget holds a word search to its cost at a board of a few
+// hundred tickets (docs/dynamodb.md, "Search"): one whole word costs at
+// most 3 requests with the policy not cached (2 cached), and reads at most
+// 2 × returned + 3 items, whatever the board holds; a prefix with few
+// matches costs the same requests and reads its matches' index items.
+func TestSearchBudget(t *testing.T) {
+	for _, e := range endpoints() {
+		t.Run(e.name, func(t *testing.T) {
+			ep := e.newEndpoint(t)
+			table := tableName()
+			loader := openStore(t, ep, nil, dynamo.Config{Table: table})
+			const size = 300
+			var tickets []board.Ticket
+			now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+			for n := int64(1); n <= size; n++ {
+				title, body := fmt.Sprintf("Routine ticket %d about the printer", n), "common words in every body, printer toner paper"
+				switch {
+				case n%100 == 7: // 7, 107, 207: in the title
+					title += " zebra"
+				case n%100 == 50: // 50, 150, 250: in the body
+					body += " zebra crossing"
+				}
+				id := fmt.Sprintf("inbox-%d", n)
+				tickets = append(tickets, board.Ticket{ID: id, Workspace: "inbox", Number: n, Title: title, Body: body,
+					Status: board.StatusCandidate, Priority: board.PriorityNormal, Tags: []string{}, Links: []board.Link{},
+					CreatedBy: "ai:test", CreatedAt: now, UpdatedAt: now, Version: 1})
+			}
+			if err := loader.LoadBulk(context.Background(), dynamo.Bulk{Tickets: tickets}); err != nil {
+				t.Fatal(err)
+			}
+			ctx := aiCtx(t)
+			for _, c := range []struct {
+				name     string
+				ttl      time.Duration
+				query    string
+				limit    int
+				want     []string
+				requests int
+				items    int // at most
+			}{
+				{"one word, policy cached", 0, "zebra ", 20, ids(207, 107, 7, 250, 150, 50), 2, 2*6 + 2},
+				{"one word, policy not cached", -1, "zebra ", 20, ids(207, 107, 7, 250, 150, 50), 3, 2*6 + 3},
+				{"one word, a full page of many matches", -1, "printer ", 5, ids(300, 299, 298, 297, 296), 3, 2*5 + 3},
+				{"a prefix with few matches", -1, "zeb", 20, ids(207, 107, 7, 250, 150, 50), 3, 2*6 + 3},
+				{"two words", -1, "zebra crossing ", 20, ids(250, 150, 50), 4, 4*3 + 3},
+			} {
+				counter := &dynamo.RequestCounter{}
+				svc := newService(t, openStore(t, ep, counter, dynamo.Config{Table: table, PolicyTTL: c.ttl}))
+				if c.ttl == 0 { // warm the policy cache
+					if _, err := svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox", Limit: 1}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				counter.Reset()
+				list, err := svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox", Query: c.query, Limit: c.limit})
+				if err != nil {
+					t.Fatalf("%s: %v", c.name, err)
+				}
+				got := make([]string, len(list.Tickets))
+				for i, tk := range list.Tickets {
+					got[i] = tk.ID
+				}
+				if fmt.Sprint(got) != fmt.Sprint(c.want) || list.Partial {
+					t.Errorf("%s: %v partial=%v, want %v, not partial", c.name, got, list.Partial, c.want)
+				}
+				t.Logf("%s: %d requests (%s), %d items read, %d returned", c.name, counter.Total(), counter.Ops(), counter.ItemsRead(), len(got))
+				if counter.Total() > c.requests || counter.ItemsRead() > c.items {
+					t.Errorf("%s: %d requests (%s) and %d items read; budget %d requests, %d items",
+						c.name, counter.Total(), counter.Ops(), counter.ItemsRead(), c.requests, c.items)
+				}
+			}
+		})
+	}
+}
+
+func ids(numbers ...int) []string {
+	out := make([]string, len(numbers))
+	for i, n := range numbers {
+		out[i] = fmt.Sprintf("inbox-%d", n)
+	}
+	return out
+}
