@@ -103,6 +103,21 @@ func sameReads(t *testing.T, a, b *fixture) {
 	if !reflect.DeepEqual(la, lb) {
 		t.Errorf("done tickets on %s:\n%+v\nwant\n%+v", b.be.Name, lb, la)
 	}
+	// The moved tickets are found by their words, as on the source: a
+	// title word, a body word and a tag.
+	for _, q := range []string{"ticket ", "unicode ", "t1 "} {
+		sa, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "ops", Query: q, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := b.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "ops", Query: q, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sa.Tickets) == 0 || !reflect.DeepEqual(sa, sb) {
+			t.Errorf("search %q on %s finds %d tickets, the source %d", q, b.be.Name, len(sb.Tickets), len(sa.Tickets))
+		}
+	}
 	for i := 1; i <= grown; i++ {
 		id := fmt.Sprintf("ops-%d", i)
 		da, err := a.svc.GetTicket(ctx, board.TicketIDInput{ID: id})

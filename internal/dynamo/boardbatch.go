@@ -30,13 +30,16 @@ func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.
 			return outs, &board.BatchError{Index: start, Err: err}
 		}
 		if c == nil {
-			for range n {
-				outs = append(outs, board.Written)
-			}
+			var words []wordChange
 			for _, it := range items[start : start+n] {
+				outs = append(outs, board.Written)
 				if it.Ticket != nil {
 					s.cache.countsUnknown(it.Ticket.Workspace)
+					words = append(words, diffWords(nil, *it.Ticket, 0)) // as indexMoved
 				}
+			}
+			if err := s.applyWords(ctx, words...); err != nil {
+				return outs[:len(outs)-n], &board.BatchError{Index: start, Err: err}
 			}
 			start += n
 			continue

@@ -178,7 +178,7 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, e
 		return 0, err
 	case c == nil:
 		s.cache.countsUnknown(t.Workspace)
-		return board.Written, nil
+		return board.Written, s.indexMoved(ctx, t)
 	case c.failedAt(putCountAt):
 		return 0, board.ErrNotFound
 	}
@@ -190,7 +190,21 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, e
 	if err != nil {
 		return 0, err
 	}
-	return sameOutcome(board.SameTicket(have, t)), nil
+	same := board.SameTicket(have, t)
+	if same {
+		// An import resumed after a failure may have put the ticket but
+		// not its words: they are written again (the same items).
+		return board.AlreadyThere, s.indexMoved(ctx, t)
+	}
+	return board.Collision, nil
+}
+
+// indexMoved writes every word item of a moved ticket (the put carries
+// none: a moved board may hold thousands of tickets per transaction's
+// worth of words), with BatchWriteItem. A failure is returned, so the
+// import stops and a rerun writes them again.
+func (s *Store) indexMoved(ctx context.Context, t board.Ticket) error {
+	return s.applyWords(ctx, diffWords(nil, t, 0))
 }
 
 // putWithParent puts item if absent, in one transaction with a check that
