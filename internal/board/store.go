@@ -27,6 +27,8 @@ type Store interface {
 	WorkspaceWriter
 	// API tokens (tokenstore.go).
 	TokenStore
+	// The candidates of similar tickets (similar.go).
+	SimilarStore
 	// TaskStore: durable tasks and staged imports (taskstore.go).
 	TaskStore
 	// The OAuth authorization server's records (oauthstore.go).
