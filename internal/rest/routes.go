@@ -82,7 +82,7 @@ func routes() []route {
 			}),
 		useCaseRoute("POST", "/workspaces/{slug}/tickets", specInfo{id: "createTicket", status: 201, path: map[string]string{"slug": "workspace"}, body: true, write: true,
 			location: true, etag: true, problems: []int{http.StatusForbidden, http.StatusNotFound},
-			summary:     "Create a ticket",
+			summary: "Create a ticket",
 			description: "A new ticket in status candidate (as create_ticket); created_by is the credential's author. Exactly once per Idempotency-Key. " +
 				"The answer's similar lists up to 3 open tickets of the workspace whose titles share most words with the new one (found afresh for every answer; the ticket is created either way)."},
 			func(s *board.Service) func(context.Context, board.CreateTicketInput) (board.CreatedTicket, error) {
