@@ -197,7 +197,7 @@ type CreatedTicket struct {
 	// titles share most words with this one (the ticket itself never):
 	// look at them, and add a note to one instead if it is the same
 	// matter. Found afresh for every answer, a replay's too.
-	Similar []SimilarTicket `json:"similar"`
+	Similar []SimilarTicket `json:"similar" jsonschema:"up to 3 open tickets of the workspace whose titles share most words with this one: if one is the same matter, add a note there"`
 }
 
 // CreateTicketFindingSimilar creates a ticket (CreateTicket) and answers it
