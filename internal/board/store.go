@@ -29,6 +29,8 @@ type Store interface {
 	TokenStore
 	// A credential and its person in one read (credentialstore.go).
 	CredentialStore
+	// The candidates of similar tickets (similar.go).
+	SimilarStore
 	// TaskStore: durable tasks and staged imports (taskstore.go).
 	TaskStore
 	// The OAuth authorization server's records (oauthstore.go).

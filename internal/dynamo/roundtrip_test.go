@@ -120,6 +120,16 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 	measure(a, "create_ticket replay, warm", budget{moto: 1, minidyn: 2}, "minidyn returns no item for the failed condition, so the store reads it", replay(a, "c4"))
 	replayCold := newInstance(t, ep, table, dynamo.Config{Seed: []board.Workspace{}})
 	measure(replayCold, "create_ticket replay, cold", same(1), "found by the BatchGetItem", replay(replayCold, "c4"))
+	// The similar tickets an answer to create_ticket carries: of "ticket
+	// c4" only "ticket" is looked up (c4 is shorter than three runes), so
+	// one Query, then the candidates in one BatchGetItem.
+	measure(a, "similar tickets of a create (one title word looked up)", same(2), "a keys-only Query per title word looked up (at most 8, at once), then one BatchGetItem: two round trips", func() error {
+		got, err := a.svc.SimilarTickets(ctx, board.SimilarInput{Workspace: "inbox", Title: "ticket c4", Exclude: "inbox-4"})
+		if err == nil && len(got) == 0 {
+			err = fmt.Errorf("no similar tickets found")
+		}
+		return err
+	})
 
 	title := "renamed"
 	measure(a, "update_ticket", same(2), "", func() error {

@@ -17,6 +17,7 @@ const (
 // Instructions tell a model how to use the board safely.
 const Instructions = `ticket-ledger is a shared ticket board for people and AI agents.
 Look first, then write: call list_workspaces, then get_workspace_summary or list_tickets, before creating or changing tickets.
+Before creating a ticket, search for it: list_tickets with query set to a few words of its title finds every ticket with those words (title matches first); if one is the same matter, add a note to it instead. create_ticket answers similar: open tickets whose titles share most words with the new one; look at them, and if one is a duplicate, note that on both.
 To learn what changed since you last looked, call list_activity with since set to the latest of your previous answer.
 Every write tool takes a request_id: choose a new unique one (for example a UUID) for each new intent.
 After an error, a timeout or a lost connection, do not invent a new request_id: call find_request with the old one to learn whether the write happened, and if you retry, reuse the same request_id with exactly the same arguments; the server then returns the first result (replayed: true) instead of writing twice.

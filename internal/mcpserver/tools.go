@@ -81,9 +81,9 @@ func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 
 	add(s, who, &mcp.Tool{
 		Name:        "create_ticket",
-		Description: "Create a ticket in a workspace. It starts in status candidate; created_by is you, decided by the server." + writeNote,
+		Description: fmt.Sprintf("Create a ticket in a workspace. It starts in status candidate; created_by is you, decided by the server. Search first (list_tickets with query) so as not to file a duplicate. The answer's similar lists up to %d open tickets of the workspace whose titles share most words with the new one: if one is the same matter, add a note there (the new ticket is created either way).", board.MaxSimilar) + writeNote,
 		Annotations: idempotentWrite("Create ticket"),
-	}, svc.CreateTicket)
+	}, svc.CreateTicketFindingSimilar)
 
 	add(s, who, &mcp.Tool{
 		Name:        "update_ticket",

@@ -32,6 +32,11 @@ func (s *Store) SetWorkspacePolicy(ctx context.Context, slug string, policy boar
 	return do(ctx, s.get, func(st board.Store) error { return st.SetWorkspacePolicy(ctx, slug, policy, ev) })
 }
 
+// SimilarCandidates is board.Store's, answered once the store is open.
+func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]board.Ticket, error) {
+	return call(ctx, s.get, func(st board.Store) ([]board.Ticket, error) { return st.SimilarCandidates(ctx, q) })
+}
+
 // ListTickets is board.Store's, answered once the store is open.
 func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.TicketPage, error) {
 	return call(ctx, s.get, func(st board.Store) (board.TicketPage, error) { return st.ListTickets(ctx, q) })

@@ -82,11 +82,12 @@ func routes() []route {
 			}),
 		useCaseRoute("POST", "/workspaces/{slug}/tickets", specInfo{id: "createTicket", status: 201, path: map[string]string{"slug": "workspace"}, body: true, write: true,
 			location: true, etag: true, problems: []int{http.StatusForbidden, http.StatusNotFound},
-			summary:     "Create a ticket",
-			description: "A new ticket in status candidate (as create_ticket); created_by is the credential's author. Exactly once per Idempotency-Key."},
-			func(s *board.Service) func(context.Context, board.CreateTicketInput) (board.TicketResult, error) {
-				return s.CreateTicket
-			}, ticketHeaders),
+			summary: "Create a ticket",
+			description: "A new ticket in status candidate (as create_ticket); created_by is the credential's author. Exactly once per Idempotency-Key. " +
+				"The answer's similar lists up to 3 open tickets of the workspace whose titles share most words with the new one (found afresh for every answer; the ticket is created either way)."},
+			func(s *board.Service) func(context.Context, board.CreateTicketInput) (board.CreatedTicket, error) {
+				return s.CreateTicketFindingSimilar
+			}, func(r *http.Request, h http.Header, out board.CreatedTicket) { ticketHeaders(r, h, out.TicketResult) }),
 		useCaseRoute("POST", "/workspaces/{slug}/imports", specInfo{id: "importTickets", status: 202, path: map[string]string{"slug": "workspace"}, body: true, write: true,
 			location: true, retryAfter: true, maxBody: MaxImportBodyBytes, problems: []int{http.StatusForbidden, http.StatusNotFound},
 			summary: "Import tickets as a task",

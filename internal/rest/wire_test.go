@@ -26,7 +26,7 @@ func TestWireFieldNames(t *testing.T) {
 	created := e.ok(call{method: "POST", path: "/api/v1/workspaces/inbox/tickets", token: alice, key: "wire-create",
 		body: map[string]any{"title": "wire", "tags": []string{"api"}}}, http.StatusCreated)
 	top := rawObject(t, created)
-	wantKeys(t, "created ticket", top, "replayed", "request_id", "ticket")
+	wantKeys(t, "created ticket", top, "replayed", "request_id", "similar", "ticket")
 	if top["request_id"] != "wire-create" || top["replayed"] != false {
 		t.Errorf("created ticket: request_id %v, replayed %v", top["request_id"], top["replayed"])
 	}

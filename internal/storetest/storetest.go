@@ -82,6 +82,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"SaveTicket", saveTests()},
 		{"LoadForWrite", loadForWriteTests()},
 		{"GetRequest", getRequestTests()},
+		{"Similar", similarTests()},
 		{"ListTickets", listTicketsTests()},
 		{"Search", searchTests()},
 		{"BoundedListing", boundedListTests()},

@@ -85,6 +85,21 @@ func runBrowserForms(t *testing.T, exe, backend string) {
 		chromedp.WaitVisible(css(`#board`)),
 	)
 
+	// Typing a new ticket's title shows the open tickets like it, before
+	// anything is created; a title like no other shows none.
+	run("similar tickets as the title is typed",
+		chromedp.Click(css(`#new-ticket summary`)),
+		chromedp.SendKeys(css(`#new-ticket input[name="title"]`), "colour of the button"),
+		until(`document.querySelector('#similar-tickets a[href="/tickets/inbox-1"]') !== null`),
+	)
+	shot("similar.png")
+	run("no similar tickets for another title",
+		chromedp.SendKeys(css(`#new-ticket input[name="title"]`), " quarterly report planning budget"), // now 2 of 6 words shared
+		until(`document.querySelector('#similar-tickets').textContent.trim() === ""`),
+		chromedp.Navigate(e.url+"/w/inbox"),
+		chromedp.WaitVisible(css(`#board`)),
+	)
+
 	// A refused form: the title and body stay, the bad field is marked,
 	// described and focused, and the address is the board's.
 	const title, body = "Publish the release notes", "Cover the **new forms**.\nAnd the picker."

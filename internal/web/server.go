@@ -60,6 +60,7 @@ func New(cfg Config) *Server {
 	private.HandleFunc("GET /w/{slug}", s.boardPage)
 	private.HandleFunc("GET /w/{slug}/changes", s.workspaceChanges)
 	private.HandleFunc("POST /w/{slug}/tickets", s.createTicket)
+	private.HandleFunc("GET /w/{slug}/similar", s.similarTickets)
 	private.HandleFunc("GET /w/{slug}/activity", s.activityPage)
 	private.HandleFunc("GET /w/{slug}/settings", s.settingsPage)
 	private.HandleFunc("POST /w/{slug}/settings", s.updateSettings)

@@ -1,0 +1,218 @@
+package board
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"unicode/utf8"
+)
+
+// Similar tickets: when a ticket is created (and while a person types a
+// new ticket's title on the board), the open tickets of the workspace whose
+// titles share most words with the new title, so an agent or a person can
+// add a note to the existing ticket instead of filing a duplicate. It
+// informs; it never refuses a create.
+//
+// The rule, the same on every store:
+//   - the new title's words (Words: folded, repeats dropped), of at least
+//     similarMinRunes runes when there are any such (so "a", "of" and "is"
+//     do not make two titles similar), the SimilarWords longest of them;
+//   - for each, the SimilarPerWord newest tickets of the workspace whose
+//     title has it (the word index's title tier);
+//   - the tickets found for at least half of those words (rounded up),
+//     most shared words first, then newest; the SimilarCandidates first are
+//     read, and those open (not done), with the words still in their title
+//     (an edit may have changed it since), are the answer: at most
+//     MaxSimilar.
+const (
+	MaxSimilar        = 3
+	SimilarWords      = 8
+	SimilarPerWord    = 20
+	SimilarCandidates = 10
+	similarMinRunes   = 3
+)
+
+// SimilarQuery asks a store for the candidates of similar tickets.
+type SimilarQuery struct {
+	Workspace string
+	// Words are the title words looked up (similarWords gives them).
+	Words []string
+	// Exclude is a ticket never to return (the one just created); 0: none.
+	Exclude int64
+	// Readable: as TicketQuery's.
+	Readable []AIPolicy
+}
+
+// SimilarStore finds the candidates of similar tickets. It is part of
+// Store (every backend implements it and runs the storetest suite).
+type SimilarStore interface {
+	// SimilarCandidates reads, for each word, the numbers of the
+	// SimilarPerWord newest tickets of the workspace with the word in their
+	// title, picks the candidates with SimilarCandidateNumbers, and returns
+	// those tickets (in its order; any it cannot find are left out).
+	// ErrNotFound when the workspace does not exist; *PolicyError (nothing
+	// read) when its policy is not in q.Readable.
+	SimilarCandidates(ctx context.Context, q SimilarQuery) ([]Ticket, error)
+}
+
+// SimilarTicket is one similar ticket in an answer.
+type SimilarTicket struct {
+	ID     string  `json:"id"`
+	Title  string  `json:"title"`
+	Status Status  `json:"status"`
+	Owner  *string `json:"owner"`
+	URL    string  `json:"url"`
+	// SharedWords is how many of the new title's words its title has.
+	SharedWords int `json:"shared_words"`
+}
+
+// similarWords are the words of title that similarity looks up.
+func similarWords(title string) []string {
+	var all, long []string
+	for _, w := range Words(title) {
+		if slices.Contains(all, w) {
+			continue
+		}
+		all = append(all, w)
+		if utf8.RuneCountInString(w) >= similarMinRunes {
+			long = append(long, w)
+		}
+	}
+	if len(long) > 0 {
+		all = long
+	}
+	// The longest first (rarer, so more telling); equal lengths keep the
+	// title's order.
+	slices.SortStableFunc(all, func(a, b string) int { return utf8.RuneCountInString(b) - utf8.RuneCountInString(a) })
+	return all[:min(len(all), SimilarWords)]
+}
+
+// similarNeed is how many of n words a title must share.
+func similarNeed(n int) int { return max(1, (n+1)/2) }
+
+// SimilarCandidateNumbers picks the candidates from the word index's
+// answer: perWord[i] are the numbers found for the query's word i. The
+// numbers found for at least half the words, most words first, then
+// newest, at most SimilarCandidates; never exclude.
+func SimilarCandidateNumbers(perWord [][]int64, exclude int64) []int64 {
+	shared := map[int64]int{}
+	for _, numbers := range perWord {
+		for _, n := range slices.Compact(slices.Clone(numbers)) {
+			if n != exclude {
+				shared[n]++
+			}
+		}
+	}
+	need := similarNeed(len(perWord))
+	var out []int64
+	for n, k := range shared {
+		if k >= need {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b int64) int {
+		return cmp.Or(cmp.Compare(shared[b], shared[a]), cmp.Compare(b, a))
+	})
+	return out[:min(len(out), SimilarCandidates)]
+}
+
+// rankSimilar checks the candidates on what they are now and answers the
+// open ones that still share enough words, most shared first, then newest.
+func rankSimilar(words []string, candidates []Ticket) []SimilarTicket {
+	type scored struct {
+		t      Ticket
+		shared int
+	}
+	var keep []scored
+	for _, t := range candidates {
+		if t.Status == StatusDone {
+			continue
+		}
+		title := Words(t.Title)
+		n := 0
+		for _, w := range words {
+			if slices.Contains(title, w) {
+				n++
+			}
+		}
+		if n >= similarNeed(len(words)) {
+			keep = append(keep, scored{t, n})
+		}
+	}
+	slices.SortFunc(keep, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.shared, a.shared), cmp.Compare(b.t.Number, a.t.Number))
+	})
+	out := []SimilarTicket{}
+	for _, s := range keep[:min(len(keep), MaxSimilar)] {
+		out = append(out, SimilarTicket{ID: s.t.ID, Title: s.t.Title, Status: s.t.Status, Owner: s.t.Owner, URL: s.t.URL, SharedWords: s.shared})
+	}
+	return out
+}
+
+// SimilarInput asks for the open tickets of a workspace whose titles are
+// like Title (the board's new-ticket form, as a person types).
+type SimilarInput struct {
+	Workspace string
+	Title     string
+	// Exclude is a ticket never to answer (the one just created): its id.
+	Exclude string
+}
+
+// SimilarTickets answers the open tickets of the workspace whose titles
+// share most words with in.Title (at most MaxSimilar; none when the title
+// has no words). The caller must be able to read the workspace.
+func (s *Service) SimilarTickets(ctx context.Context, in SimilarInput) ([]SimilarTicket, error) {
+	if err := ValidateSlug(in.Workspace); err != nil {
+		return nil, err
+	}
+	words := similarWords(in.Title)
+	if len(words) == 0 {
+		return []SimilarTicket{}, nil
+	}
+	var exclude int64
+	if in.Exclude != "" {
+		ws, n, err := ParseTicketID(in.Exclude)
+		if err == nil && ws == in.Workspace {
+			exclude = n
+		}
+	}
+	candidates, err := s.store.SimilarCandidates(ctx, SimilarQuery{Workspace: in.Workspace, Words: words, Exclude: exclude,
+		Readable: readablePolicies(PrincipalFrom(ctx))})
+	var denied *PolicyError
+	if errors.Is(err, ErrNotFound) || errors.As(err, &denied) {
+		return nil, workspaceNotFound(in.Workspace) // a hidden workspace does not exist for its caller
+	}
+	if err != nil {
+		return nil, s.storeFailure(err)
+	}
+	return rankSimilar(words, s.shownTickets(candidates)), nil
+}
+
+// CreatedTicket answers create_ticket: the ticket written (exactly once,
+// as TicketResult) and the open tickets like it, found when answering.
+type CreatedTicket struct {
+	TicketResult
+	// Similar are up to MaxSimilar open tickets of the workspace whose
+	// titles share most words with this one (the ticket itself never):
+	// look at them, and add a note to one instead if it is the same
+	// matter. Found afresh for every answer, a replay's too.
+	Similar []SimilarTicket `json:"similar" jsonschema:"up to 3 open tickets of the workspace whose titles share most words with this one: if one is the same matter, add a note there"`
+}
+
+// CreateTicketFindingSimilar creates a ticket (CreateTicket) and answers it
+// with the similar tickets. Finding them never fails the create: when the
+// lookup fails the write stands, the failure is logged and Similar is
+// empty.
+func (s *Service) CreateTicketFindingSimilar(ctx context.Context, in CreateTicketInput) (CreatedTicket, error) {
+	res, err := s.CreateTicket(ctx, in)
+	if err != nil {
+		return CreatedTicket{}, err
+	}
+	similar, err := s.SimilarTickets(ctx, SimilarInput{Workspace: res.Ticket.Workspace, Title: res.Ticket.Title, Exclude: res.Ticket.ID})
+	if err != nil {
+		s.log.Warn("finding similar tickets for a new ticket failed; answered without them", "ticket", res.Ticket.ID, "err", err)
+		similar = []SimilarTicket{}
+	}
+	return CreatedTicket{TicketResult: res, Similar: similar}, nil
+}
