@@ -49,9 +49,9 @@ func TestIdenticalPostsReplayTheFirst(t *testing.T) {
 		if len(first) != 1 || replays != n-1 {
 			t.Fatalf("%d answers wrote and %d replayed, want 1 and %d", len(first), replays, n-1)
 		}
-		original := decodeAs[board.TicketResult](t, first[0])
+		original := decodeAs[board.CreatedTicket](t, first[0])
 		for i, a := range answers {
-			r := decodeAs[board.TicketResult](t, a)
+			r := decodeAs[board.CreatedTicket](t, a)
 			if r.Ticket.ID != original.Ticket.ID || !r.Ticket.CreatedAt.Equal(original.Ticket.CreatedAt) ||
 				a.header.Get("Location") != first[0].header.Get("Location") || a.header.Get("ETag") != first[0].header.Get("ETag") {
 				t.Fatalf("answer %d is of %+v, want %+v", i, r.Ticket, original.Ticket)
