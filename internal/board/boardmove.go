@@ -116,6 +116,8 @@ type BatchError struct {
 	Err   error
 }
 
+// Error is the item's failure.
 func (e *BatchError) Error() string { return e.Err.Error() }
 
+// Unwrap lets errors.Is and errors.As see the item's failure.
 func (e *BatchError) Unwrap() error { return e.Err }

@@ -15,10 +15,12 @@ type LineError struct {
 	Err  error
 }
 
+// Error names the line and says that nothing from it on was written.
 func (e *LineError) Error() string {
 	return fmt.Sprintf("line %d: %v; nothing from this line on was written", e.Line, e.Err)
 }
 
+// Unwrap lets errors.Is and errors.As see the line's failure.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // lineReader reads a file line by line, each at most MaxLine bytes, so an
