@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,20 +167,28 @@ func StartMoto(ctx context.Context) (*Moto, error) {
 	if err != nil {
 		return nil, fmt.Errorf("moto_server is %w (pip install 'moto[server]')", ErrNotInstalled)
 	}
+	return StartMotoCommand(ctx, bin)
+}
+
+// StartMotoCommand starts a moto server of one's own, whatever the
+// environment names: argv followed by `-H 127.0.0.1 -p PORT` on a free
+// loopback port (the benchmarks start scripts/moto-stepfunctions.py, moto
+// with its transaction snapshot fix, this way).
+func StartMotoCommand(ctx context.Context, argv ...string) (*Moto, error) {
 	var lastErr error
 	for range 3 { // a free port can be taken between the probe and the bind
 		port, err := freePort()
 		if err != nil {
 			return nil, err
 		}
-		p, err := startProcess(bin, []string{"-H", "127.0.0.1", "-p", strconv.Itoa(port)}, os.Environ())
+		p, err := startProcess(argv[0], append(slices.Clone(argv[1:]), "-H", "127.0.0.1", "-p", strconv.Itoa(port)), os.Environ())
 		if err != nil {
 			return nil, err
 		}
 		url := fmt.Sprintf("http://127.0.0.1:%d", port)
 		if err := p.waitReady(ctx, 60*time.Second, func() bool { return httpAnswers(url) }); err != nil {
 			p.stop()
-			lastErr = fmt.Errorf("moto_server: %w\n%s", err, p.logs.String())
+			lastErr = fmt.Errorf("%s: %w\n%s", argv[0], err, p.logs.String())
 			continue
 		}
 		return &Moto{URL: url, proc: p}, nil
@@ -187,7 +196,6 @@ func StartMoto(ctx context.Context) (*Moto, error) {
 	return nil, lastErr
 }
 
-// Stop ends the moto server this package started.
 func (m *Moto) Stop() {
 	if m.proc != nil {
 		m.proc.stop()

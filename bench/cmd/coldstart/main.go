@@ -19,7 +19,12 @@
 //     session or token, then its person: two consistent reads) and writes
 //     the ticket (one transaction); the no-op
 //     reads and writes nothing. The difference is mostly those round trips,
-//     so the run also measures one DynamoDB read on the same moto.
+//     so the run also measures one DynamoDB read on the same moto. A create
+//     also looks up similar tickets after its write (a Query per title word
+//     and a BatchGetItem).
+//   - "get_ticket, signed in": a read of a seeded ticket, cold and then warm:
+//     what the credential check costs beside one read, with no write. A
+//     warm instance reads the credential and its person in one request.
 //
 // For each cold start it records the init duration the emulator reports
 // (bootstrap started until it asks for its first event) and the first
@@ -99,6 +104,9 @@ type scenario struct {
 	// first is the first event's body and headers for f, and what its
 	// answer must be.
 	first func(f function, n int) (body []byte, headers map[string]string, check func(resp response) error)
+	// warm is the second, signed-in call's body for ticket-ledger; nil
+	// means a create_ticket.
+	warm func() []byte
 }
 
 type response struct {
@@ -187,6 +195,22 @@ func run(runs int) error {
 		cred = [2]string{"authorization", "Bearer " + made.Secret}
 	}
 
+	// The ticket the signed-in read asks for: a read's first call pays the
+	// credential check and the read alone, with no write after it (a
+	// create also looks up similar tickets once it has written).
+	seeder, err := board.NewService(board.Config{Store: st, BaseURL: "https://board.example", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	seeded, err := seeder.CreateTicket(board.WithPrincipal(ctx, auth.Operator), board.CreateTicketInput{
+		RequestID: "coldstart-seed", Workspace: "inbox", Title: "read by the cold starts"})
+	if err != nil {
+		return err
+	}
+	readCall := func() []byte {
+		return rpc("tools/call", map[string]any{"name": "get_ticket", "arguments": map[string]any{"id": seeded.Ticket.ID}})
+	}
+
 	ledgerEnv := []string{"LEDGER_STORE=dynamodb", "LEDGER_TABLE=" + table, "DYNAMODB_ENDPOINT=" + moto.URL, "LEDGER_AUTH=required", "LEDGER_CREATE_TABLE=0"}
 	// ticket-ledger twice: with LEDGER_BASE_URL (the BaseUrl parameter) the
 	// handler can be built during init; without it (the template's
@@ -210,7 +234,7 @@ func run(runs int) error {
 		return h
 	}
 	scenarios := []scenario{
-		{"initialize, no credential", func(f function, _ int) ([]byte, map[string]string, func(response) error) {
+		{name: "initialize, no credential", first: func(f function, _ int) ([]byte, map[string]string, func(response) error) {
 			body := rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 				"clientInfo": map[string]any{"name": "coldstart", "version": "1"}})
 			return body, headers(), func(r response) error {
@@ -223,13 +247,20 @@ func run(runs int) error {
 				return nil
 			}
 		}},
-		{"tools/call, signed in", func(f function, n int) ([]byte, map[string]string, func(response) error) {
+		{name: "tools/call, signed in", first: func(f function, n int) ([]byte, map[string]string, func(response) error) {
 			if !f.ours {
 				return rpc("tools/call", map[string]any{"name": "noop", "arguments": map[string]any{"request_id": fmt.Sprint(n)}}),
 					headers("mcp-protocol-version", "2025-11-25"), wantOK
 			}
 			return createCall(n), headers("mcp-protocol-version", "2025-11-25", cred[0], cred[1]), wantOK
 		}},
+		{name: "get_ticket, signed in", first: func(f function, n int) ([]byte, map[string]string, func(response) error) {
+			if !f.ours {
+				return rpc("tools/call", map[string]any{"name": "noop", "arguments": map[string]any{"request_id": fmt.Sprint(n)}}),
+					headers("mcp-protocol-version", "2025-11-25"), wantOK
+			}
+			return readCall(), headers("mcp-protocol-version", "2025-11-25", cred[0], cred[1]), wantOK
+		}, warm: readCall},
 	}
 
 	rtt, err := readRoundTrip(ctx, client, table)
@@ -243,7 +274,7 @@ func run(runs int) error {
 			for k := range fns {
 				f := fns[(i+k)%len(fns)] // rotate which goes first
 				body, h, check := sc.first(f, i)
-				s, err := coldStart(ctx, rie, filepath.Join(dir, f.bin+"-"), f, body, h, check, cred)
+				s, err := coldStart(ctx, rie, filepath.Join(dir, f.bin+"-"), f, body, h, check, cred, sc.warm)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", sc.name, strings.TrimSpace(f.name), err)
 				}
@@ -343,7 +374,7 @@ func wantOK(r response) error {
 // coldStart starts a fresh execution environment, sends it the first event
 // (the cold start) and then a signed-in tool call (warm).
 func coldStart(ctx context.Context, rie, bootstrap string, f function, body []byte, headers map[string]string,
-	check func(response) error, cred [2]string) (sample, error) {
+	check func(response) error, cred [2]string, warmCall func() []byte) (sample, error) {
 	var s sample
 	emu, err := lambdatest.StartEmulator(ctx, rie, bootstrap, f.env)
 	if err != nil {
@@ -364,7 +395,10 @@ func coldStart(ctx context.Context, rie, bootstrap string, f function, body []by
 		return s, err
 	}
 	warm := rpc("tools/call", map[string]any{"name": "noop", "arguments": map[string]any{"request_id": "warm"}})
-	if f.ours {
+	switch {
+	case f.ours && warmCall != nil:
+		warm = warmCall()
+	case f.ours:
 		warm = createCall(-1)
 	}
 	start = time.Now()

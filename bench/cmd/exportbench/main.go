@@ -19,10 +19,7 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"time"
@@ -30,6 +27,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
@@ -145,12 +143,13 @@ func main() {
 
 	url := *endpoint
 	if url == "" {
-		stop, u, err := startMoto()
+		// moto with its transaction snapshot fix (scripts/moto-stepfunctions.py).
+		moto, err := lambdatest.StartMotoCommand(ctx, "python3", filepath.Join("scripts", "moto-stepfunctions.py"))
 		if err != nil {
 			log.Fatal(err)
 		}
-		defer stop()
-		url = u
+		defer moto.Stop()
+		url = moto.URL
 	}
 	var dynImports, dynExports []float64
 	for r := range *dynRounds {
@@ -172,28 +171,4 @@ func main() {
 	}
 	fmt.Printf("import-board into DynamoDB (moto): %s\n", median(dynImports))
 	fmt.Printf("export from DynamoDB (moto): %s\n", median(dynExports))
-}
-
-// startMoto starts moto with the transaction snapshot work-around.
-func startMoto() (func(), string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("python3", filepath.Join("scripts", "moto-stepfunctions.py"), "-H", "127.0.0.1", "-p", fmt.Sprint(port))
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	stop := func() { cmd.Process.Kill(); cmd.Wait() }
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(url + "/moto-api/"); err == nil {
-			resp.Body.Close()
-			return stop, url, nil
-		}
-	}
-	stop()
-	return nil, "", fmt.Errorf("moto did not start on %s", url)
 }

@@ -17,10 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
@@ -29,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
@@ -113,12 +111,13 @@ func main() {
 
 	url := *endpoint
 	if url == "" {
-		stop, u, err := startMoto()
+		// moto with its transaction snapshot fix (scripts/moto-stepfunctions.py).
+		moto, err := lambdatest.StartMotoCommand(ctx, "python3", filepath.Join("scripts", "moto-stepfunctions.py"))
 		if err != nil {
 			log.Fatal(err)
 		}
-		defer stop()
-		url = u
+		defer moto.Stop()
+		url = moto.URL
 	}
 	var counter dynamo.RequestCounter
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: url, Options: []func(*dynamodb.Options){counter.Register}})
@@ -156,27 +155,4 @@ func main() {
 	fmt.Printf("DynamoDB (moto): %d rows: %d requests (%d to stage the import), %.4f requests per ticket (%.1f tickets per request); target <= 0.05\n",
 		*rows, total, staged, float64(total)/float64(*rows), float64(*rows)/float64(total))
 	fmt.Printf("  requests: %s; %v on moto (not a DynamoDB speed)\n", counter.Ops(), took.Round(time.Millisecond))
-}
-
-func startMoto() (func(), string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("python3", filepath.Join("scripts", "moto-stepfunctions.py"), "-H", "127.0.0.1", "-p", fmt.Sprint(port))
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	stop := func() { cmd.Process.Kill(); cmd.Wait() }
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(url + "/moto-api/"); err == nil {
-			resp.Body.Close()
-			return stop, url, nil
-		}
-	}
-	stop()
-	return nil, "", fmt.Errorf("moto did not start on %s", url)
 }

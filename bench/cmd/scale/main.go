@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +32,18 @@ func main() {
 	n := flag.Int("calls", 120, "SQLite: calls per tool and size (p50/p99 over them)")
 	dynCalls := flag.Int("dynamo-calls", 1, "DynamoDB: calls per tool and size (the counts are the median); counts do not vary, and one call at 100k takes moto a minute")
 	endpoint := flag.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint (moto); scripts/with-moto.sh sets DYNAMODB_ENDPOINT")
+	onlyFlag := flag.String("only", "", "measure only the calls whose names match this regular expression (e.g. '^search' at 100k on moto)")
 	flag.Parse()
+	if *onlyFlag != "" {
+		re, err := regexp.Compile(*onlyFlag)
+		if err != nil {
+			log.Fatalf("-only: %v", err)
+		}
+		only = re
+		if len(calls()) == 0 {
+			log.Fatalf("-only %q matches no call", *onlyFlag)
+		}
+	}
 
 	var ns []int64
 	for _, f := range strings.Split(*sizes, ",") {
