@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -31,17 +30,7 @@ func TestWorkerInvocationLogsAndMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := board.WithPrincipal(ctx, board.Principal{Author: "ai:alice", Source: board.SourceMCP})
-	start := func(id string, n int) string {
-		in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
-		for i := range n {
-			in.Tickets = append(in.Tickets, board.ImportTicket{Title: fmt.Sprintf("%s %d", id, i)})
-		}
-		res, err := svc.ImportTickets(alice, in)
-		if err != nil || res.Status != board.TaskWorking {
-			t.Fatalf("import = %+v, %v", res, err)
-		}
-		return res.TaskID
-	}
+	start := func(id string, n int) string { return startImport(t, alice, svc, id, n) }
 	var logs, metrics bytes.Buffer
 	handle := observed(&sfn.Worker{Svc: svc}, slog.New(slog.NewJSONHandler(&logs, nil)), obs.NewMetrics(&metrics))
 

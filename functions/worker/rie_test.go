@@ -25,6 +25,21 @@ func (parked) Reference(board.Task) string             { return "" }
 func (parked) Start(context.Context, board.Task) error { return nil }
 func (parked) Stop(context.Context, board.Task) error  { return nil }
 
+// startImport starts an import of n tickets as the caller in ctx and
+// returns its task, left working for the worker (the runner is parked).
+func startImport(t *testing.T, ctx context.Context, svc *board.Service, id string, n int) string {
+	t.Helper()
+	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
+	for i := range n {
+		in.Tickets = append(in.Tickets, board.ImportTicket{Title: fmt.Sprintf("%s %d", id, i)})
+	}
+	res, err := svc.ImportTickets(ctx, in)
+	if err != nil || res.Status != board.TaskWorking {
+		t.Fatalf("import = %+v, %v", res, err)
+	}
+	return res.TaskID
+}
+
 // The worker's Linux build runs under the Lambda runtime interface emulator
 // on moto, invoked with the payloads the state machine sends (the Payload
 // of its lambda:invoke states): "run" loops until the task is done, a
@@ -58,17 +73,7 @@ func TestWorkerUnderLambdaEmulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := board.WithPrincipal(ctx, board.Principal{Author: "ai:alice", Source: board.SourceMCP})
-	start := func(id string, n int) string {
-		in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
-		for i := range n {
-			in.Tickets = append(in.Tickets, board.ImportTicket{Title: fmt.Sprintf("%s %d", id, i)})
-		}
-		res, err := svc.ImportTickets(alice, in)
-		if err != nil || res.Status != board.TaskWorking {
-			t.Fatalf("import = %+v, %v", res, err)
-		}
-		return res.TaskID
-	}
+	start := func(id string, n int) string { return startImport(t, alice, svc, id, n) }
 
 	em, err := lambdatest.StartEmulator(ctx, rie, bootstrap, []string{
 		// One DynamoDB chunk (32 rows) an invocation: moto is slow, and the
