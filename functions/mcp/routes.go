@@ -24,6 +24,8 @@ type app struct {
 	mcp func() http.Handler
 	// mcpBuilt says whether mcp has built it, for tests.
 	mcpBuilt atomic.Bool
+	// routes is the mux under the middleware, with its patterns, for tests.
+	routes *routeMux
 }
 
 // newHandler wires the service and the routes, without a task runner:
@@ -79,7 +81,8 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		defer a.mcpBuilt.Store(true)
 		return mcpserver.Handler(server, opts)
 	})
-	mux := http.NewServeMux()
+	mux := &routeMux{ServeMux: http.NewServeMux()}
+	a.routes = mux
 	// Who calls /mcp is resolved before the MCP server sees the request:
 	// without a credential in required mode it is a 401 with a Bearer
 	// challenge, as MCP clients expect.
