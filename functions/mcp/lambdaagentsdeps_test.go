@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,16 +18,21 @@ var boardPackages = []string{"github.com/ticket-ledger/ticket-ledger/internal/we
 // The agents' function is built without the board: with the Makefile's own
 // AGENTS_BUILD tags none of the board's packages is linked, and with its
 // LAMBDA_BUILD tags (the board's function) all of them are, so the check
-// is not passing for want of a board.
+// is not passing for want of a board; sam build's targets use them.
 func TestLambdaAgentsBuildHasNoBoard(t *testing.T) {
 	mk, err := os.ReadFile("../../Makefile")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		variable string
-		board    bool
-	}{{"AGENTS_BUILD", false}, {"LAMBDA_BUILD", true}} {
+		variable, function string
+		board              bool
+	}{{"AGENTS_BUILD", agentsResource, false}, {"LAMBDA_BUILD", webResource, true}} {
+		// sam build runs build-<function>, which must build with these tags.
+		target := regexp.MustCompile(`\nbuild-` + c.function + `:\n\tGOOS=linux GOARCH=\$\(LAMBDA_GOARCH\) \$\(` + c.variable + `\) -o \$\(ARTIFACTS_DIR\)/bootstrap \./functions/mcp\n`)
+		if !target.Match(mk) {
+			t.Errorf("the Makefile's build-%s does not build ./functions/mcp with $(%s)", c.function, c.variable)
+		}
 		tags := lambdatest.MakefileVarTags(mk, c.variable)
 		if tags == "" {
 			t.Fatalf("the Makefile has no %s line with -tags", c.variable)
