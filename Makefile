@@ -180,8 +180,9 @@ lambda-test: $(RIE)
 local-aws:
 	scripts/local-aws.sh
 
-# Cold start under the emulator: our bootstrap against a minimal go-sdk
-# function with one no-op tool (bench/noop-lambda). BENCHFLAGS='-before DIR'
+# Cold start under the emulator: the agents' bootstrap (AGENTS_BUILD, what
+# /mcp reaches) against a minimal go-sdk function with one no-op tool
+# (bench/noop-lambda); the board's build is only sized. BENCHFLAGS='-before DIR'
 # measures another copy of the module (an earlier commit, from git archive)
 # in the same run. Not part of `make test`.
 bench-coldstart: $(RIE)
