@@ -112,8 +112,10 @@ bench-live:
 	$(GO) test -run '^$$' -bench BenchmarkLivePoll -benchtime 2s ./internal/web
 
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
-# `make build` writes ./bootstrap for Lambda (provided.al2023, arm64);
-# `sam build` runs build-McpFunction with ARTIFACTS_DIR set.
+# `make build` writes ./bootstrap (the agents' function), web/bootstrap
+# (the board's), worker/bootstrap and indexer/bootstrap for Lambda
+# (provided.al2023, arm64); `sam build` runs build-<Function> with
+# ARTIFACTS_DIR set.
 # The functions are arm64 (template.yaml); LAMBDA_GOARCH=amd64 builds an
 # x86 copy for `sam local` where Docker cannot emulate arm64 (README).
 LAMBDA_GOARCH ?= arm64
@@ -121,17 +123,31 @@ LAMBDA_GOARCH ?= arm64
 # client metadata documents) work over HTTP/1.1, and net/http's bundled
 # HTTP/2 is 0.3 MB of each bootstrap (docs/benchmarks.md).
 LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda,nethttpomithttp2 -trimpath -ldflags "-s -w"
+# The agents' function (McpFunction: /mcp, REST, the OAuth endpoints that
+# are not pages) is the same build without the web board (noboard): the
+# board's html/template keeps ~1.7 MiB of methods in the bootstrap and costs
+# its start. People's pages go to WebFunction, the full build
+# (docs/decisions.md, "Two builds of one server on Lambda"). A test holds
+# these tags to LAMBDA_BUILD's plus noboard.
+AGENTS_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda,nethttpomithttp2,noboard -trimpath -ldflags "-s -w"
 RIE_VERSION  = v0.0.0-20261030222936-bef5c4ba774d
 RIE          = $(shell $(GO) env GOPATH)/bin/aws-lambda-rie
 
-.PHONY: build-McpFunction build-WorkerFunction build-IndexerFunction lambda-test bench-coldstart bench-import
+.PHONY: build-McpFunction build-WebFunction build-WorkerFunction build-IndexerFunction lambda-test bench-coldstart bench-import
 
 build:
-	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o bootstrap ./functions/mcp
+	GOOS=linux GOARCH=arm64 $(AGENTS_BUILD) -o bootstrap ./functions/mcp
+	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o web/bootstrap ./functions/mcp
 	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o worker/bootstrap ./functions/worker
 	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o indexer/bootstrap ./functions/indexer
 
+# The agents' function: /mcp, REST and OAuth without the board.
 build-McpFunction:
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(AGENTS_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+
+# The people's function (template.yaml WebFunction): the full build, sent
+# the board's paths.
+build-WebFunction:
 	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
 
 # The Step Functions task worker (template.yaml WorkerFunction).
@@ -164,8 +180,9 @@ lambda-test: $(RIE)
 local-aws:
 	scripts/local-aws.sh
 
-# Cold start under the emulator: our bootstrap against a minimal go-sdk
-# function with one no-op tool (bench/noop-lambda). BENCHFLAGS='-before DIR'
+# Cold start under the emulator: the agents' bootstrap (AGENTS_BUILD, what
+# /mcp reaches) against a minimal go-sdk function with one no-op tool
+# (bench/noop-lambda); the board's build is only sized. BENCHFLAGS='-before DIR'
 # measures another copy of the module (an earlier commit, from git archive)
 # in the same run. Not part of `make test`.
 bench-coldstart: $(RIE)

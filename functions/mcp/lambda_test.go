@@ -444,10 +444,10 @@ func TestLambdaEmulator(t *testing.T) {
 		}
 	}
 
-	bootstrap := t.TempDir() + "/bootstrap"
-	if err := lambdatest.Build(ctx, ".", bootstrap, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	// The two builds API Gateway sends requests to (template.yaml): the
+	// agents' (no board) and the board's, routed by path as the template
+	// routes them.
+	bootstraps := lamBuildBoth(t, ctx)
 	env := func(table string) []string {
 		return []string{
 			envStore + "=dynamodb", envTable + "=" + table, envAuth + "=required", envRetention + "=24h",
@@ -455,9 +455,9 @@ func TestLambdaEmulator(t *testing.T) {
 			envSerializeWrites + "=1", // moto
 		}
 	}
-	start := func(t *testing.T, table string) *lambdatest.Emulator {
+	start := func(t *testing.T, function, table string) *lambdatest.Emulator {
 		t.Helper()
-		emu, err := lambdatest.StartEmulator(ctx, rie, bootstrap, env(table))
+		emu, err := lambdatest.StartEmulator(ctx, rie, bootstraps[function], env(table))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,9 +472,13 @@ func TestLambdaEmulator(t *testing.T) {
 
 	t.Run("EndToEnd", func(t *testing.T) {
 		table := fmt.Sprintf("lambda-e2e-%d", time.Now().UnixNano())
-		emu := start(t, table)
-		invoke := lamInvoke(emu.Invoke)
-		lambdaRequiresCredentials(t, invoke) // the first start creates the table
+		agents := start(t, agentsResource, table)
+		// The agents' build first: its start creates the table, which the
+		// board's then finds.
+		lambdaBoardIsNotFound(t, agents.Invoke)
+		web := start(t, webResource, table)
+		invoke := lamGateway(t, map[string]lamInvoke{agentsResource: agents.Invoke, webResource: web.Invoke})
+		lambdaRequiresCredentials(t, invoke)
 		lamAddPerson(t, ctx, moto.URL, table)
 		lamSignIn(t, invoke)
 		lamMakeToken(t, invoke)
@@ -484,7 +488,7 @@ func TestLambdaEmulator(t *testing.T) {
 
 		// A real client on the 2026-07-28 revision, its HTTP carried as
 		// events: it discovers the server, and its retry is a replay.
-		cs := lamClient(t, emu, lamModern)
+		cs := lamClient(t, invoke, lamModern)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_ticket", Arguments: lamCreateArgs})
 		if err != nil || res.IsError {
 			t.Fatalf("go-sdk client create_ticket: %v %+v", err, res)
@@ -497,11 +501,13 @@ func TestLambdaEmulator(t *testing.T) {
 		}
 
 		// Built once per container: one init phase for every invocation.
-		if n := strings.Count(emu.Logs(), "INIT START"); n != 1 {
-			t.Errorf("%d init phases, want 1 (the store and handler are built once per container)", n)
-		}
-		if d, ok := emu.InitDuration(); ok {
-			t.Logf("init duration (table created on first start): %v", d)
+		for name, emu := range map[string]*lambdatest.Emulator{agentsResource: agents, webResource: web} {
+			if n := strings.Count(emu.Logs(), "INIT START"); n != 1 {
+				t.Errorf("%s: %d init phases, want 1 (the store and handler are built once per container)", name, n)
+			}
+			if d, ok := emu.InitDuration(); ok {
+				t.Logf("%s init duration: %v", name, d)
+			}
 		}
 	})
 
@@ -510,7 +516,7 @@ func TestLambdaEmulator(t *testing.T) {
 	// store's conditional writes alone.
 	t.Run("TwoInstancesRaceForOneTicket", func(t *testing.T) {
 		table := fmt.Sprintf("lambda-race-%d", time.Now().UnixNano())
-		emus := []*lambdatest.Emulator{start(t, table), start(t, table)}
+		emus := []*lambdatest.Emulator{start(t, agentsResource, table), start(t, agentsResource, table)}
 		// Both containers start at once (both create the table if missing).
 		var wg sync.WaitGroup
 		for _, emu := range emus {
@@ -525,8 +531,11 @@ func TestLambdaEmulator(t *testing.T) {
 			return
 		}
 		lamAddPerson(t, ctx, moto.URL, table)
-		lamSignIn(t, emus[0].Invoke)
-		lamMakeToken(t, emus[0].Invoke) // made on one instance, it works on every instance
+		// Signed in and the token made on the board's function, it works
+		// on every instance of the agents'.
+		gw := lamGateway(t, map[string]lamInvoke{agentsResource: emus[0].Invoke, webResource: start(t, webResource, table).Invoke})
+		lamSignIn(t, gw)
+		lamMakeToken(t, gw)
 		const rounds = 10
 		originals := [2]int{}
 		raced := 0
@@ -779,14 +788,14 @@ func lamCanonical(t *testing.T, raw json.RawMessage) string {
 
 // lamClient connects a go-sdk client whose HTTP requests travel as API
 // Gateway events through the emulator.
-func lamClient(t *testing.T, emu *lambdatest.Emulator, version string) *mcp.ClientSession {
+func lamClient(t *testing.T, invoke lamInvoke, version string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "lambda-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   "https://" + lamDomain + "/mcp",
-		HTTPClient: &http.Client{Transport: eventTransport{emu}},
+		HTTPClient: &http.Client{Transport: eventTransport{invoke}},
 		MaxRetries: -1, DisableStandaloneSSE: true,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
@@ -801,7 +810,7 @@ func lamClient(t *testing.T, emu *lambdatest.Emulator, version string) *mcp.Clie
 
 // eventTransport is API Gateway in miniature: HTTP request in, event to
 // the function, its response back as HTTP.
-type eventTransport struct{ emu *lambdatest.Emulator }
+type eventTransport struct{ invoke lamInvoke }
 
 func (tr eventTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
@@ -818,7 +827,7 @@ func (tr eventTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		h[strings.ToLower(k)] = strings.Join(vs, ",")
 	}
 	lamCredential(h)
-	resp, err := tr.emu.Invoke(req.Context(), lambdatest.HTTPEvent(req.URL.Host, req.Method, req.URL.Path, h, body))
+	resp, err := tr.invoke(req.Context(), lambdatest.HTTPEvent(req.URL.Host, req.Method, req.URL.Path, h, body))
 	if err != nil {
 		return nil, err
 	}

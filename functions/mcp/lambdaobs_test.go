@@ -29,8 +29,9 @@ func TestLambdaEmulatorLogsAndMetrics(t *testing.T) {
 	moto, err := lambdatest.StartMoto(ctx)
 	lambdatest.Need(t, err)
 	defer moto.Stop()
+	// /healthz is the agents' function's (template.yaml).
 	bootstrap := t.TempDir() + "/bootstrap"
-	if err := lambdatest.Build(ctx, ".", bootstrap, "", ""); err != nil {
+	if err := lambdatest.BuildAgents(ctx, ".", bootstrap, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	emu, err := lambdatest.StartEmulator(ctx, rie, bootstrap, []string{

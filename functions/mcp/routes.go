@@ -13,7 +13,6 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
-	"github.com/ticket-ledger/ticket-ledger/internal/web"
 )
 
 // app is the composed server: its routes, and the MCP server a runtime
@@ -25,6 +24,8 @@ type app struct {
 	mcp func() http.Handler
 	// mcpBuilt says whether mcp has built it, for tests.
 	mcpBuilt atomic.Bool
+	// routes is the mux under the middleware, with its patterns, for tests.
+	routes *routeMux
 }
 
 // newHandler wires the service and the routes, without a task runner:
@@ -42,8 +43,8 @@ func newService(cfg config, store board.Store, log *slog.Logger) (*board.Service
 	return board.NewService(board.Config{Store: store, BaseURL: cfg.BaseURL, Retention: cfg.Retention, Logger: log})
 }
 
-// routes mounts the MCP server (built on first use), REST, the board and
-// the health check.
+// routes mounts the MCP server (built on first use), REST, the board (in
+// the builds that have it: board.go) and the health check.
 func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) *app {
 	// The SDK logs every stateless connection at info, which would double
 	// the request lines: it logs at warn and above (debug when asked), under
@@ -80,7 +81,8 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		defer a.mcpBuilt.Store(true)
 		return mcpserver.Handler(server, opts)
 	})
-	mux := http.NewServeMux()
+	mux := &routeMux{ServeMux: http.NewServeMux()}
+	a.routes = mux
 	// Who calls /mcp is resolved before the MCP server sees the request:
 	// without a credential in required mode it is a 401 with a Bearer
 	// challenge, as MCP clients expect.
@@ -94,7 +96,7 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		// (the authorization endpoint) is the board's.
 		authServer.Register(mux)
 	}
-	mux.Handle("/", web.New(web.Config{Service: svc, Accounts: accounts, Resolver: resolver, BaseURL: cfg.BaseURL, OAuth: authServer, Logger: log}))
+	mountBoard(mux, boardDeps{svc: svc, accounts: accounts, resolver: resolver, baseURL: cfg.BaseURL, oauth: authServer, log: log})
 	var h http.Handler = mux
 	switch {
 	case cfg.Auth == auth.ModeLoopback:

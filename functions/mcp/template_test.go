@@ -31,7 +31,8 @@ import (
 func TestTemplateMatchesCode(t *testing.T) {
 	tpl := loadTemplate(t)
 	table := tpl.resource(t, "AWS::DynamoDB::Table")
-	fn := tpl.named(t, "McpFunction", "AWS::Serverless::Function")
+	fn := tpl.named(t, agentsResource, "AWS::Serverless::Function")
+	webFn := tpl.named(t, webResource, "AWS::Serverless::Function")
 	api := tpl.resource(t, "AWS::Serverless::HttpApi")
 
 	t.Run("table", func(t *testing.T) {
@@ -94,78 +95,20 @@ func TestTemplateMatchesCode(t *testing.T) {
 		}
 	})
 
-	t.Run("function", func(t *testing.T) {
-		p := fn.props
-		if str(p["Runtime"]) != "provided.al2023" || str(p["Handler"]) != "bootstrap" || !reflect.DeepEqual(p["Architectures"], []any{"arm64"}) {
-			t.Errorf("Runtime/Handler/Architectures = %v/%v/%v, want provided.al2023/bootstrap/[arm64]", p["Runtime"], p["Handler"], p["Architectures"])
-		}
-		if got := str(get(fn.raw, "Metadata", "BuildMethod")); got != "makefile" {
-			t.Errorf("Metadata.BuildMethod = %q, want makefile", got)
-		}
-		makefile, err := os.ReadFile("../../Makefile")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(makefile), "\nbuild-"+fn.name+":") {
-			t.Errorf("Makefile has no build-%s target, which `sam build` runs", fn.name)
-		}
-
-		vars := get(p, "Environment", "Variables").(map[string]any)
-		keys := sortedKeys(vars)
-		if want := sortedDeployedEnv(); !slices.Equal(keys, want) {
-			t.Errorf("function environment = %v, want deployedEnv %v", keys, want)
-		}
-		read := envReadByConfig()
-		for _, k := range keys {
-			if !read[k] {
-				t.Errorf("template sets %s, which loadConfig never reads", k)
+	// Two builds of one server (Makefile build-McpFunction, build-WebFunction):
+	// each is checked as the function it is; which paths reach which is
+	// TestTemplateRoutesFollowTheBuilds's.
+	for _, fn := range []resource{fn, webFn} {
+		t.Run(fn.name, func(t *testing.T) { checkServerFunction(t, tpl, table, api, fn) })
+	}
+	t.Run("web function is the agents' function's twin", func(t *testing.T) {
+		for _, k := range []string{"Runtime", "Handler", "Architectures", "MemorySize", "Timeout", "Environment", "Policies"} {
+			if !reflect.DeepEqual(webFn.props[k], fn.props[k]) {
+				t.Errorf("%s %s = %v, %s's = %v: one server in two builds, with the same store, tasks and permissions", webFn.name, k, webFn.props[k], fn.name, fn.props[k])
 			}
 		}
-		if got := str(vars[envStore]); got != storeDynamoDB {
-			t.Errorf("%s = %q, want %q", envStore, got, storeDynamoDB)
-		}
-		if ref := get(vars[envTable], "Ref"); ref != table.name {
-			t.Errorf("%s = %v, want !Ref %s", envTable, vars[envTable], table.name)
-		}
-		if got := str(vars[envAuth]); got != string(auth.ModeRequired) {
-			t.Errorf("%s = %q, want required: the only mode on Lambda", envAuth, got)
-		}
-		for _, k := range []string{envRetention, envBaseURL, envAllowedOrigins} {
-			tpl.refParam(t, vars[k])
-		}
-
-		// The deployed environment, with every parameter at its default,
-		// is one the function starts with.
-		resolved := map[string]string{}
-		for k, v := range vars {
-			switch {
-			case get(v, "Ref") == table.name:
-				resolved[k] = "ticket-ledger-Table-ABC"
-			case get(v, "Ref") == stateMachineResource:
-				resolved[k] = "arn:aws:states:us-east-1:123456789012:stateMachine:ticket-ledger-Tasks-ABC"
-			case get(v, "Ref") != nil:
-				resolved[k] = str(tpl.refParam(t, v)["Default"])
-			default:
-				resolved[k] = str(v)
-			}
-		}
-		cfg, err := loadConfig(lambdaGetenv(mapEnv(resolved)))
-		if err != nil {
-			t.Fatalf("defaults refused: %v", err)
-		}
-		if cfg.Store != storeDynamoDB || cfg.Auth != auth.ModeRequired || cfg.Retention != ledger.DefaultRetention || cfg.Endpoint != "" || cfg.CreateTable || cfg.SerializeWrites {
-			t.Errorf("deployed config = %+v, want DynamoDB on AWS, credentials required, the default retention, no table creation, concurrent writes", cfg)
-		}
-
-		events := map[string]string{}
-		for _, ev := range get(p, "Events").(map[string]any) {
-			if str(get(ev, "Type")) != "HttpApi" || get(ev, "Properties", "ApiId", "Ref") != api.name {
-				t.Errorf("event %v is not on the HttpApi %s", ev, api.name)
-			}
-			events[str(get(ev, "Properties", "Path"))] = str(get(ev, "Properties", "Method"))
-		}
-		if want := map[string]string{"/mcp": "ANY", "/healthz": "GET", "/": "ANY", "/{proxy+}": "ANY"}; !reflect.DeepEqual(events, want) {
-			t.Errorf("routes = %v, want %v (MCP, health, and the board's pages)", events, want)
+		if get(webFn.props, "LoggingConfig", "LogGroup", "Ref") == get(fn.props, "LoggingConfig", "LogGroup", "Ref") {
+			t.Errorf("%s logs to %s's log group: each function has its own", webFn.name, fn.name)
 		}
 	})
 
@@ -178,10 +121,13 @@ func TestTemplateMatchesCode(t *testing.T) {
 		if err := json.Unmarshal(b, &envFile); err != nil {
 			t.Fatal(err)
 		}
-		vars, ok := envFile[fn.name]
-		if !ok || len(envFile) != 1 {
-			t.Fatalf("infra/env.json = %v, want one entry for %s", envFile, fn.name)
+		if keys := sortedKeys(envFile); !slices.Equal(keys, []string{agentsResource, webResource}) {
+			t.Fatalf("infra/env.json has entries for %v, want %s and %s", keys, agentsResource, webResource)
 		}
+		if !reflect.DeepEqual(envFile[agentsResource], envFile[webResource]) {
+			t.Errorf("infra/env.json gives %s %v and %s %v: under sam local both builds share one table", agentsResource, envFile[agentsResource], webResource, envFile[webResource])
+		}
+		vars := envFile[fn.name]
 		if keys, want := sortedKeys(vars), sortedDeployedEnv(); !slices.Equal(keys, want) {
 			t.Errorf("infra/env.json sets %v; sam local only overrides what the template declares: %v", keys, want)
 		}
@@ -200,6 +146,80 @@ func TestTemplateMatchesCode(t *testing.T) {
 			t.Errorf("McpUrl = %q, want the HttpApi's URL ending in /mcp", url)
 		}
 	})
+}
+
+// checkServerFunction checks one build of the server on Lambda against the
+// code: how it is built and run, its environment, and that its events are
+// on the API.
+func checkServerFunction(t *testing.T, tpl template, table, api, fn resource) {
+	t.Helper()
+	p := fn.props
+	if str(p["Runtime"]) != "provided.al2023" || str(p["Handler"]) != "bootstrap" || !reflect.DeepEqual(p["Architectures"], []any{"arm64"}) {
+		t.Errorf("Runtime/Handler/Architectures = %v/%v/%v, want provided.al2023/bootstrap/[arm64]", p["Runtime"], p["Handler"], p["Architectures"])
+	}
+	if got := str(get(fn.raw, "Metadata", "BuildMethod")); got != "makefile" {
+		t.Errorf("Metadata.BuildMethod = %q, want makefile", got)
+	}
+	makefile, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(makefile), "\nbuild-"+fn.name+":") {
+		t.Errorf("Makefile has no build-%s target, which `sam build` runs", fn.name)
+	}
+
+	vars := get(p, "Environment", "Variables").(map[string]any)
+	keys := sortedKeys(vars)
+	if want := sortedDeployedEnv(); !slices.Equal(keys, want) {
+		t.Errorf("function environment = %v, want deployedEnv %v", keys, want)
+	}
+	read := envReadByConfig()
+	for _, k := range keys {
+		if !read[k] {
+			t.Errorf("template sets %s, which loadConfig never reads", k)
+		}
+	}
+	if got := str(vars[envStore]); got != storeDynamoDB {
+		t.Errorf("%s = %q, want %q", envStore, got, storeDynamoDB)
+	}
+	if ref := get(vars[envTable], "Ref"); ref != table.name {
+		t.Errorf("%s = %v, want !Ref %s", envTable, vars[envTable], table.name)
+	}
+	if got := str(vars[envAuth]); got != string(auth.ModeRequired) {
+		t.Errorf("%s = %q, want required: the only mode on Lambda", envAuth, got)
+	}
+	for _, k := range []string{envRetention, envBaseURL, envAllowedOrigins} {
+		tpl.refParam(t, vars[k])
+	}
+
+	// The deployed environment, with every parameter at its default,
+	// is one the function starts with.
+	resolved := map[string]string{}
+	for k, v := range vars {
+		switch {
+		case get(v, "Ref") == table.name:
+			resolved[k] = "ticket-ledger-Table-ABC"
+		case get(v, "Ref") == stateMachineResource:
+			resolved[k] = "arn:aws:states:us-east-1:123456789012:stateMachine:ticket-ledger-Tasks-ABC"
+		case get(v, "Ref") != nil:
+			resolved[k] = str(tpl.refParam(t, v)["Default"])
+		default:
+			resolved[k] = str(v)
+		}
+	}
+	cfg, err := loadConfig(lambdaGetenv(mapEnv(resolved)))
+	if err != nil {
+		t.Fatalf("defaults refused: %v", err)
+	}
+	if cfg.Store != storeDynamoDB || cfg.Auth != auth.ModeRequired || cfg.Retention != ledger.DefaultRetention || cfg.Endpoint != "" || cfg.CreateTable || cfg.SerializeWrites {
+		t.Errorf("deployed config = %+v, want DynamoDB on AWS, credentials required, the default retention, no table creation, concurrent writes", cfg)
+	}
+
+	for _, ev := range get(p, "Events").(map[string]any) {
+		if str(get(ev, "Type")) != "HttpApi" || get(ev, "Properties", "ApiId", "Ref") != api.name {
+			t.Errorf("event %v is not on the HttpApi %s", ev, api.name)
+		}
+	}
 }
 
 // envReadByConfig is every variable loadConfig asks for.

@@ -82,6 +82,8 @@ func TestTemplateOperations(t *testing.T) {
 	}{
 		{"MCP function errors", "AWS/Lambda", "Errors", map[string]any{"FunctionName": ref("McpFunction")}},
 		{"MCP function throttles", "AWS/Lambda", "Throttles", map[string]any{"FunctionName": ref("McpFunction")}},
+		{"web function errors", "AWS/Lambda", "Errors", map[string]any{"FunctionName": ref(webResource)}},
+		{"web function throttles", "AWS/Lambda", "Throttles", map[string]any{"FunctionName": ref(webResource)}},
 		{"worker errors", "AWS/Lambda", "Errors", map[string]any{"FunctionName": ref(workerResource)}},
 		{"worker throttles", "AWS/Lambda", "Throttles", map[string]any{"FunctionName": ref(workerResource)}},
 		{"API 5xx", "AWS/ApiGateway", "5xx", map[string]any{"ApiId": ref(api.name)}},
@@ -96,7 +98,7 @@ func TestTemplateOperations(t *testing.T) {
 	// alarms must sum every operation the functions may send.
 	t.Run("table alarms cover every operation", func(t *testing.T) {
 		ops := map[string]bool{"TransactWriteItems": true} // every write; checked per item by IAM
-		for _, fn := range []string{"McpFunction", workerResource, indexerResource} {
+		for _, fn := range []string{agentsResource, webResource, workerResource, indexerResource} {
 			for _, st := range list(get(list(tpl.named(t, fn, "AWS::Serverless::Function").props["Policies"])[0], "Statement")) {
 				for _, a := range list(get(st, "Action")) {
 					if op, ok := strings.CutPrefix(str(a), "dynamodb:"); ok && op != "ConditionCheckItem" {
@@ -173,7 +175,7 @@ func TestTemplateOperations(t *testing.T) {
 	t.Run("dashboard", func(t *testing.T) {
 		d := tpl.resource(t, "AWS::CloudWatch::Dashboard")
 		body := str(get(d.props, "DashboardBody", "Fn::Sub"))
-		for _, want := range []string{obs.Namespace, "${McpFunction}", "${" + workerResource + "}", "${" + api.name + "}", "${" + table.name + "}", "${" + stateMachineResource + "}", obs.MetricTaskRowsImported} {
+		for _, want := range []string{obs.Namespace, "${McpFunction}", "${" + webResource + "}", "${" + workerResource + "}", "${" + api.name + "}", "${" + table.name + "}", "${" + stateMachineResource + "}", obs.MetricTaskRowsImported} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the dashboard does not show %s", want)
 			}

@@ -33,7 +33,6 @@ func TestTemplateRunsTasks(t *testing.T) {
 	table := tpl.resource(t, "AWS::DynamoDB::Table")
 	worker := tpl.named(t, workerResource, "AWS::Serverless::Function")
 	sm := tpl.named(t, stateMachineResource, "AWS::Serverless::StateMachine")
-	mcpFn := tpl.named(t, "McpFunction", "AWS::Serverless::Function")
 
 	t.Run("worker", func(t *testing.T) {
 		p := worker.props
@@ -106,26 +105,34 @@ func TestTemplateRunsTasks(t *testing.T) {
 		}
 	})
 
-	t.Run("MCP function starts and stops executions", func(t *testing.T) {
-		vars, _ := get(mcpFn.props, "Environment", "Variables").(map[string]any)
-		if get(vars[envStateMachine], "Ref") != stateMachineResource {
-			t.Errorf("%s = %v, want !Ref %s", envStateMachine, vars[envStateMachine], stateMachineResource)
-		}
-		actions := map[string]any{}
-		for _, pol := range list(mcpFn.props["Policies"]) {
-			for _, st := range list(get(pol, "Statement")) {
-				for _, a := range list(get(st, "Action")) {
-					if s := str(a); len(s) > 7 && s[:7] == "states:" {
-						actions[s] = get(st, "Resource")
-					}
+	// The board cancels tasks too (StopExecution): both builds may.
+	for _, name := range []string{agentsResource, webResource} {
+		t.Run(name+" starts and stops executions", func(t *testing.T) { checkStartsAndStops(t, tpl.named(t, name, "AWS::Serverless::Function")) })
+	}
+}
+
+// checkStartsAndStops checks that a function is given the state machine
+// and may start its executions and stop them, and nothing else of it.
+func checkStartsAndStops(t *testing.T, fn resource) {
+	t.Helper()
+	vars, _ := get(fn.props, "Environment", "Variables").(map[string]any)
+	if get(vars[envStateMachine], "Ref") != stateMachineResource {
+		t.Errorf("%s = %v, want !Ref %s", envStateMachine, vars[envStateMachine], stateMachineResource)
+	}
+	actions := map[string]any{}
+	for _, pol := range list(fn.props["Policies"]) {
+		for _, st := range list(get(pol, "Statement")) {
+			for _, a := range list(get(st, "Action")) {
+				if s := str(a); len(s) > 7 && s[:7] == "states:" {
+					actions[s] = get(st, "Resource")
 				}
 			}
 		}
-		if len(actions) != 2 || get(actions["states:StartExecution"], "Ref") != stateMachineResource {
-			t.Errorf("states actions = %v, want StartExecution on the state machine and StopExecution on its executions", actions)
-		}
-		if sub := str(get(actions["states:StopExecution"], "Fn::Sub")); !regexp.MustCompile(`:execution:\$\{` + stateMachineResource + `\.Name\}:\*$`).MatchString(sub) {
-			t.Errorf("StopExecution resource = %q, want the state machine's executions only", sub)
-		}
-	})
+	}
+	if len(actions) != 2 || get(actions["states:StartExecution"], "Ref") != stateMachineResource {
+		t.Errorf("states actions = %v, want StartExecution on the state machine and StopExecution on its executions", actions)
+	}
+	if sub := str(get(actions["states:StopExecution"], "Fn::Sub")); !regexp.MustCompile(`:execution:\$\{` + stateMachineResource + `\.Name\}:\*$`).MatchString(sub) {
+		t.Errorf("StopExecution resource = %q, want the state machine's executions only", sub)
+	}
 }

@@ -110,10 +110,22 @@ func RIEPath() (string, error) {
 // its bundled HTTP/2.
 const BuildTags = "lambda.norpc,lambda,nethttpomithttp2"
 
+// AgentsBuildTags are the tags of the agents' function (template.yaml
+// McpFunction, the Makefile's AGENTS_BUILD): the Lambda build without the
+// web board (functions/mcp/noboard.go).
+const AgentsBuildTags = BuildTags + ",noboard"
+
 // Build compiles a Lambda bootstrap the way `make build` does (static, no
-// RPC mode, stripped) for goos/goarch; empty means this machine's.
+// RPC mode, stripped) for goos/goarch; empty means this machine's. It is
+// the full build, the board's function (WebFunction).
 func Build(ctx context.Context, pkg, out, goos, goarch string) error {
-	return BuildIn(ctx, "", pkg, out, goos, goarch)
+	return build(ctx, "", BuildTags, pkg, out, goos, goarch)
+}
+
+// BuildAgents compiles the agents' bootstrap (McpFunction) as Build does
+// the full one.
+func BuildAgents(ctx context.Context, pkg, out, goos, goarch string) error {
+	return build(ctx, "", AgentsBuildTags, pkg, out, goos, goarch)
 }
 
 // BuildIn is Build run in dir, the root of another copy of the module (an
@@ -121,18 +133,34 @@ func Build(ctx context.Context, pkg, out, goos, goarch string) error {
 // The tags are that copy's own (its Makefile's LAMBDA_BUILD), so an earlier
 // version is built as it was deployed.
 func BuildIn(ctx context.Context, dir, pkg, out, goos, goarch string) error {
-	tags := BuildTags
+	return buildIn(ctx, dir, "LAMBDA_BUILD", BuildTags, pkg, out, goos, goarch)
+}
+
+// BuildAgentsIn is BuildAgents run in dir, with that copy's AGENTS_BUILD
+// tags; a copy without them deployed one function, its LAMBDA_BUILD, to
+// agents and people alike, and that is what is built.
+func BuildAgentsIn(ctx context.Context, dir, pkg, out, goos, goarch string) error {
+	return buildIn(ctx, dir, "AGENTS_BUILD", AgentsBuildTags, pkg, out, goos, goarch)
+}
+
+func buildIn(ctx context.Context, dir, variable, tags, pkg, out, goos, goarch string) error {
 	if dir != "" {
 		mk, err := os.ReadFile(filepath.Join(dir, "Makefile"))
 		if err != nil {
 			return err
 		}
-		m := MakefileTags(mk)
-		if m == "" {
+		tags = MakefileVarTags(mk, variable)
+		if tags == "" {
+			tags = MakefileTags(mk)
+		}
+		if tags == "" {
 			return fmt.Errorf("%s/Makefile has no LAMBDA_BUILD line with -tags", dir)
 		}
-		tags = m
 	}
+	return build(ctx, dir, tags, pkg, out, goos, goarch)
+}
+
+func build(ctx context.Context, dir, tags, pkg, out, goos, goarch string) error {
 	cmd := exec.CommandContext(ctx, "go", "build", "-tags", tags, "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -576,8 +604,12 @@ func (p *DynamoProxy) serve(w http.ResponseWriter, r *http.Request) {
 func (p *DynamoProxy) Close() { p.srv.Close() }
 
 // MakefileTags is the -tags of a Makefile's LAMBDA_BUILD line ("" if none).
-func MakefileTags(makefile []byte) string {
-	m := regexp.MustCompile(`(?m)^LAMBDA_BUILD\s*=.*-tags (\S+)`).FindSubmatch(makefile)
+func MakefileTags(makefile []byte) string { return MakefileVarTags(makefile, "LAMBDA_BUILD") }
+
+// MakefileVarTags is the -tags of the Makefile's line defining variable
+// ("" if none).
+func MakefileVarTags(makefile []byte, variable string) string {
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(variable) + `\s*=.*-tags (\S+)`).FindSubmatch(makefile)
 	if m == nil {
 		return ""
 	}

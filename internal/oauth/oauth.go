@@ -126,10 +126,16 @@ func New(cfg Config) *Server {
 // Issuer is the issuer identifier: the base URL without a trailing slash.
 func (s *Server) Issuer() string { return s.issuer }
 
+// Mux is where Register adds its endpoints: an http.ServeMux, or one that
+// also records its patterns.
+type Mux interface {
+	Handle(pattern string, handler http.Handler)
+}
+
 // Register adds the authorization server's endpoints and the metadata
 // documents to mux. The authorization endpoint is a page of the web board,
 // registered there.
-func (s *Server) Register(mux *http.ServeMux) {
+func (s *Server) Register(mux Mux) {
 	mux.Handle(PathServerMetadata, cors(http.HandlerFunc(s.serverMetadata)))
 	mux.Handle(PathResourceMetadata, s.resourceMetadata(""))
 	mux.Handle(PathResourceMetadataMCP, s.resourceMetadata(mcpPath))

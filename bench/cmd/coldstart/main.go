@@ -1,5 +1,6 @@
 // Command coldstart measures Lambda cold starts under the AWS Lambda runtime
-// interface emulator: ticket-ledger's bootstrap (functions/mcp, on DynamoDB
+// interface emulator: ticket-ledger's agents' bootstrap (functions/mcp built
+// as McpFunction is, without the board: the Makefile's AGENTS_BUILD; on DynamoDB
 // served by moto, LEDGER_AUTH=required as on Lambda) against a minimal go-sdk
 // function with one no-op tool (bench/noop-lambda), alternating in the same
 // run. Every sample is a fresh execution environment whose first event is
@@ -33,7 +34,8 @@
 // binary sizes.
 //
 // -before DIR measures a second build of functions/mcp, from the module
-// copy at DIR (an earlier commit), in the same run and environments, so that
+// copy at DIR (an earlier commit; its AGENTS_BUILD, or its LAMBDA_BUILD when
+// it deployed one function), in the same run and environments, so that
 // a change is measured side by side rather than across runs of a noisy
 // machine.
 //
@@ -128,9 +130,16 @@ func run(runs int) error {
 	}
 	defer os.RemoveAll(dir)
 
-	bins := []struct{ name, dir, pkg string }{{"ticket-ledger", "", "./functions/mcp"}, {"noop", "", "./bench/noop-lambda"}}
+	// ticket-ledger is the agents' function (McpFunction, which /mcp
+	// reaches); web, the board's function, is only sized.
+	type binary struct {
+		name, dir, pkg string
+		build          func(ctx context.Context, dir, pkg, out, goos, goarch string) error
+	}
+	bins := []binary{{"ticket-ledger", "", "./functions/mcp", lambdatest.BuildAgentsIn}, {"noop", "", "./bench/noop-lambda", lambdatest.BuildIn},
+		{"web", "", "./functions/mcp", lambdatest.BuildIn}}
 	if beforeDir != "" {
-		bins = slices.Insert(bins, 1, struct{ name, dir, pkg string }{"before", beforeDir, "./functions/mcp"})
+		bins = slices.Insert(bins, 1, binary{"before", beforeDir, "./functions/mcp", lambdatest.BuildAgentsIn})
 	}
 	sizes := map[string][2]int64{}
 	for _, f := range bins {
@@ -141,7 +150,7 @@ func run(runs int) error {
 				goos = "linux"
 			}
 			out := filepath.Join(dir, f.name+"-"+arch)
-			if err := lambdatest.BuildIn(ctx, f.dir, f.pkg, out, goos, arch); err != nil {
+			if err := f.build(ctx, f.dir, f.pkg, out, goos, arch); err != nil {
 				return err
 			}
 			fi, err := os.Stat(out)
