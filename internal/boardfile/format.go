@@ -4,9 +4,15 @@
 // format and its version; then one item per line, each with its kind,
 // parents before children (every workspace first, then each workspace's
 // tickets, their notes and the workspace's history, then request records
-// and, when asked for, people and their tokens); the last line is "end"
-// with the count of each kind, so a truncated file is told from a whole
-// one.
+// and, when asked for, people, their API tokens and their connected
+// agents: OAuth clients and grants, then the grants' tokens); the last line
+// is "end" with the count of each kind, so a truncated file is told from a
+// whole one.
+//
+// The version changes only when a reader of the previous version would
+// misread a file: new kinds and new optional fields keep it, since a reader
+// refuses every kind and field it does not know (it stops at that line,
+// never skips it), and a file without them reads as before.
 package boardfile
 
 import (
@@ -35,11 +41,18 @@ const (
 	KindRequest   = "request"
 	KindPerson    = "person"
 	KindToken     = "token"
-	KindEnd       = "end"
+	// KindOAuthClient, KindOAuthGrant and KindOAuthToken are a connected
+	// agent (oauthformat.go): a client before the first grant that names
+	// it, every grant before the tokens.
+	KindOAuthClient = "oauth_client"
+	KindOAuthGrant  = "oauth_grant"
+	KindOAuthToken  = "oauth_token"
+	KindEnd         = "end"
 )
 
 // kinds lists the item kinds in the order a file holds them.
-var kinds = []string{KindWorkspace, KindTicket, KindNote, KindEvent, KindRequest, KindPerson, KindToken}
+var kinds = []string{KindWorkspace, KindTicket, KindNote, KindEvent, KindRequest, KindPerson, KindToken,
+	KindOAuthClient, KindOAuthGrant, KindOAuthToken}
 
 // Header is line 1.
 type Header struct {
@@ -65,6 +78,9 @@ type line struct {
 	Request   *ledger.Record        `json:"request,omitempty"`
 	Person    *movedPerson          `json:"person,omitempty"`
 	Token     *movedToken           `json:"token,omitempty"`
+	Client    *movedClient          `json:"oauth_client,omitempty"`
+	Grant     *movedGrant           `json:"oauth_grant,omitempty"`
+	Bearer    *movedOAuthToken      `json:"oauth_token,omitempty"`
 	Counts    map[string]int        `json:"counts,omitempty"`
 }
 
