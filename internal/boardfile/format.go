@@ -70,18 +70,18 @@ type Header struct {
 
 // line is every other line: its kind and the item under the kind's name.
 type line struct {
-	Kind      string                `json:"kind"`
-	Workspace *board.MovedWorkspace `json:"workspace,omitempty"`
-	Ticket    *movedTicket          `json:"ticket,omitempty"`
-	Note      *board.Note           `json:"note,omitempty"`
-	Event     *board.Event          `json:"event,omitempty"`
-	Request   *ledger.Record        `json:"request,omitempty"`
-	Person    *movedPerson          `json:"person,omitempty"`
-	Token     *movedToken           `json:"token,omitempty"`
-	Client    *movedClient          `json:"oauth_client,omitempty"`
-	Grant     *movedGrant           `json:"oauth_grant,omitempty"`
-	Bearer    *movedOAuthToken      `json:"oauth_token,omitempty"`
-	Counts    map[string]int        `json:"counts,omitempty"`
+	Kind        string                `json:"kind"`
+	Workspace   *board.MovedWorkspace `json:"workspace,omitempty"`
+	Ticket      *movedTicket          `json:"ticket,omitempty"`
+	Note        *board.Note           `json:"note,omitempty"`
+	Event       *board.Event          `json:"event,omitempty"`
+	Request     *ledger.Record        `json:"request,omitempty"`
+	Person      *movedPerson          `json:"person,omitempty"`
+	Token       *movedToken           `json:"token,omitempty"`
+	OAuthClient *movedClient          `json:"oauth_client,omitempty"`
+	OAuthGrant  *movedGrant           `json:"oauth_grant,omitempty"`
+	OAuthToken  *movedOAuthToken      `json:"oauth_token,omitempty"`
+	Counts      map[string]int        `json:"counts,omitempty"`
 }
 
 // movedTicket is a ticket with its number, which the ticket's own JSON

@@ -34,13 +34,13 @@ func exportAgents(ctx context.Context, src Source, e *encoder, now time.Time) er
 				return fmt.Errorf("reading client %s: %w", g.ClientID, err)
 			default:
 				clients[g.ClientID] = true
-				if err := e.write(line{Kind: KindOAuthClient, Client: clientOf(c)}); err != nil {
+				if err := e.write(line{Kind: KindOAuthClient, OAuthClient: clientOf(c)}); err != nil {
 					return err
 				}
 			}
 		}
 		grants[g.ID] = true
-		return e.write(line{Kind: KindOAuthGrant, Grant: grantOf(g)})
+		return e.write(line{Kind: KindOAuthGrant, OAuthGrant: grantOf(g)})
 	})
 	if err != nil {
 		return fmt.Errorf("exporting OAuth grants: %w", err)
@@ -52,7 +52,7 @@ func exportAgents(ctx context.Context, src Source, e *encoder, now time.Time) er
 		if !grants[t.GrantID] {
 			return nil
 		}
-		return e.write(line{Kind: KindOAuthToken, Bearer: oauthTokenOf(t)})
+		return e.write(line{Kind: KindOAuthToken, OAuthToken: oauthTokenOf(t)})
 	})
 	if err != nil {
 		return fmt.Errorf("exporting OAuth tokens: %w", err)

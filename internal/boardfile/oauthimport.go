@@ -18,20 +18,20 @@ import (
 func (im *importer) putAgent(l *line) error {
 	switch l.Kind {
 	case KindOAuthClient:
-		if l.Client == nil {
+		if l.OAuthClient == nil {
 			return errors.New("an oauth_client line without the client")
 		}
-		return im.putClient(l.Client.client())
+		return im.putClient(l.OAuthClient.client())
 	case KindOAuthGrant:
-		if l.Grant == nil {
+		if l.OAuthGrant == nil {
 			return errors.New("an oauth_grant line without the grant")
 		}
-		return im.putGrant(l.Grant.grant())
+		return im.putGrant(l.OAuthGrant.grant())
 	default:
-		if l.Bearer == nil {
+		if l.OAuthToken == nil {
 			return errors.New("an oauth_token line without the token")
 		}
-		return im.putOAuthToken(l.Bearer.token())
+		return im.putOAuthToken(l.OAuthToken.token())
 	}
 }
 
