@@ -18,7 +18,8 @@ const exportUsage = `usage:
   export [--workspace <slug>] [--with-people] > board.jsonl
       writes the board of the store LEDGER_STORE names as JSON lines on stdout: workspaces,
       tickets, notes, history and the request records still inside their retention window;
-      --with-people adds people and API tokens (hashes, never secrets)
+      --with-people adds people, API tokens and connected agents (OAuth clients, grants that
+      can still be used and their tokens): hashes, never secrets
   import-board [--merge=skip|fail] < board.jsonl
       puts an export into the store LEDGER_STORE names. The target must be empty (a fresh
       store) or hold a stopped run of the same file's import, which is resumed; --merge=skip

@@ -19,13 +19,16 @@ type Source interface {
 	board.BoardSource
 	ListPeople(ctx context.Context) ([]board.Person, error)
 	ListTokens(ctx context.Context, handle string) ([]board.APIToken, error)
+	board.OAuthMoveSource
+	GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error)
 }
 
 // ExportOptions say what an export writes.
 type ExportOptions struct {
 	// Workspace, if set, exports that workspace only.
 	Workspace string
-	// WithPeople adds people and their API tokens (hashes only).
+	// WithPeople adds people, their API tokens and their connected agents
+	// (OAuth clients, grants and the grants' tokens; hashes only).
 	WithPeople bool
 	// Now judges which request records are still inside their retention
 	// window.
@@ -103,6 +106,9 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (C
 	}
 	if opts.WithPeople {
 		if err := exportPeople(ctx, src, e); err != nil {
+			return nil, err
+		}
+		if err := exportAgents(ctx, src, e, opts.Now); err != nil {
 			return nil, err
 		}
 	}

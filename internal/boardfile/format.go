@@ -4,9 +4,15 @@
 // format and its version; then one item per line, each with its kind,
 // parents before children (every workspace first, then each workspace's
 // tickets, their notes and the workspace's history, then request records
-// and, when asked for, people and their tokens); the last line is "end"
-// with the count of each kind, so a truncated file is told from a whole
-// one.
+// and, when asked for, people, their API tokens and their connected
+// agents: OAuth clients and grants, then the grants' tokens); the last line
+// is "end" with the count of each kind, so a truncated file is told from a
+// whole one.
+//
+// The version changes only when a reader of the previous version would
+// misread a file: new kinds and new optional fields keep it, since a reader
+// refuses every kind and field it does not know (it stops at that line,
+// never skips it), and a file without them reads as before.
 package boardfile
 
 import (
@@ -35,11 +41,18 @@ const (
 	KindRequest   = "request"
 	KindPerson    = "person"
 	KindToken     = "token"
-	KindEnd       = "end"
+	// KindOAuthClient, KindOAuthGrant and KindOAuthToken are a connected
+	// agent (oauthformat.go): a client before the first grant that names
+	// it, every grant before the tokens.
+	KindOAuthClient = "oauth_client"
+	KindOAuthGrant  = "oauth_grant"
+	KindOAuthToken  = "oauth_token"
+	KindEnd         = "end"
 )
 
 // kinds lists the item kinds in the order a file holds them.
-var kinds = []string{KindWorkspace, KindTicket, KindNote, KindEvent, KindRequest, KindPerson, KindToken}
+var kinds = []string{KindWorkspace, KindTicket, KindNote, KindEvent, KindRequest, KindPerson, KindToken,
+	KindOAuthClient, KindOAuthGrant, KindOAuthToken}
 
 // Header is line 1.
 type Header struct {
@@ -57,15 +70,18 @@ type Header struct {
 
 // line is every other line: its kind and the item under the kind's name.
 type line struct {
-	Kind      string                `json:"kind"`
-	Workspace *board.MovedWorkspace `json:"workspace,omitempty"`
-	Ticket    *movedTicket          `json:"ticket,omitempty"`
-	Note      *board.Note           `json:"note,omitempty"`
-	Event     *board.Event          `json:"event,omitempty"`
-	Request   *ledger.Record        `json:"request,omitempty"`
-	Person    *movedPerson          `json:"person,omitempty"`
-	Token     *movedToken           `json:"token,omitempty"`
-	Counts    map[string]int        `json:"counts,omitempty"`
+	Kind        string                `json:"kind"`
+	Workspace   *board.MovedWorkspace `json:"workspace,omitempty"`
+	Ticket      *movedTicket          `json:"ticket,omitempty"`
+	Note        *board.Note           `json:"note,omitempty"`
+	Event       *board.Event          `json:"event,omitempty"`
+	Request     *ledger.Record        `json:"request,omitempty"`
+	Person      *movedPerson          `json:"person,omitempty"`
+	Token       *movedToken           `json:"token,omitempty"`
+	OAuthClient *movedClient          `json:"oauth_client,omitempty"`
+	OAuthGrant  *movedGrant           `json:"oauth_grant,omitempty"`
+	OAuthToken  *movedOAuthToken      `json:"oauth_token,omitempty"`
+	Counts      map[string]int        `json:"counts,omitempty"`
 }
 
 // movedTicket is a ticket with its number, which the ticket's own JSON

@@ -26,6 +26,9 @@ type Target interface {
 	GetToken(ctx context.Context, id string) (board.APIToken, error)
 	CreateToken(ctx context.Context, t board.APIToken) error
 	GetRequest(ctx context.Context, key ledger.Key, now time.Time) (ledger.Record, error)
+	board.OAuthMoveTarget
+	GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error)
+	PutOAuthClient(ctx context.Context, c board.OAuthClient) error
 }
 
 // Merge says what an import into a store that already holds a board does.
@@ -70,8 +73,9 @@ type ImportOptions struct {
 type ImportResult struct {
 	// Written: items put. AlreadyThere: items the target held identically
 	// (an earlier run wrote them). Kept: items whose id the target held
-	// with other content, kept as they were. Skipped: request records
-	// expired by now, and the children of kept tickets.
+	// with other content, kept as they were. Skipped: request records,
+	// OAuth grants, tokens and metadata documents' clients expired by now,
+	// the children of kept tickets and the tokens of grants not put.
 	Written, AlreadyThere, Kept, Skipped Counts
 	Lines                                int
 }
@@ -98,7 +102,10 @@ type importer struct {
 	read   Counts          // items read per kind, for the end line
 	spaces map[string]bool // workspaces of the file
 	kept   map[string]bool // tickets whose target copy was kept
-	queue  []queued        // items read, not yet written (batch.go)
+	// grantsOut are the grants of the file not put (expired by now, or
+	// the target's copy kept): their tokens are left out too.
+	grantsOut map[string]bool
+	queue     []queued // items read, not yet written (batch.go)
 }
 
 // Import reads a file written by Export from r and puts every item into
@@ -108,7 +115,7 @@ type importer struct {
 // is absent, so running an import again, or again after it was stopped,
 // writes nothing twice.
 func Import(ctx context.Context, dst Target, r io.Reader, opts ImportOptions) (ImportResult, error) {
-	im := &importer{ctx: ctx, dst: dst, opts: opts, lines: newLineReader(r), read: Counts{}, spaces: map[string]bool{}, kept: map[string]bool{},
+	im := &importer{ctx: ctx, dst: dst, opts: opts, lines: newLineReader(r), read: Counts{}, spaces: map[string]bool{}, kept: map[string]bool{}, grantsOut: map[string]bool{},
 		res: ImportResult{Written: Counts{}, AlreadyThere: Counts{}, Kept: Counts{}, Skipped: Counts{}}}
 	err := im.run()
 	im.res.Lines = im.lines.n
@@ -398,6 +405,11 @@ func (im *importer) put(l *line) error {
 			return err
 		}
 		return im.putToken(l)
+	case KindOAuthClient, KindOAuthGrant, KindOAuthToken:
+		if err := im.flush(); err != nil {
+			return err
+		}
+		return im.putAgent(l)
 	}
 	return fmt.Errorf("unknown kind %q", l.Kind)
 }

@@ -24,6 +24,7 @@ func TestRunTwice(t *testing.T) {
 	clock := testbackends.NewClock(t0)
 	src := open(t, testbackends.SQLite, clock)
 	grow(t, src, 6)
+	connectAgents(t, src)
 	file := export(t, src, boardfile.ExportOptions{WithPeople: true})
 	for _, name := range targets {
 		t.Run(name, func(t *testing.T) {
@@ -66,6 +67,7 @@ func TestResume(t *testing.T) {
 	clock := testbackends.NewClock(t0)
 	src := open(t, testbackends.SQLite, clock)
 	grow(t, src, 6)
+	connectAgents(t, src)
 	file := export(t, src, boardfile.ExportOptions{WithPeople: true})
 	for _, name := range targets {
 		t.Run(name, func(t *testing.T) {

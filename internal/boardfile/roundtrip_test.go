@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -18,7 +19,9 @@ const grown = 12 // tickets grow puts in ops
 // everything at each step: every line of the exports (every field of
 // every workspace, ticket, note, event, request record, person and
 // token), the counts and the history the service reads, and that a
-// retried create with an old request_id replays on the new store.
+// retried create with an old request_id replays on the new store. A
+// connected agent moves with its person: its tokens work on each new store
+// (checkAgents), and revoked or expired connections stay behind.
 func TestRoundTrip(t *testing.T) {
 	for _, dyn := range []string{testbackends.Minidyn, testbackends.Moto} {
 		t.Run(dyn, func(t *testing.T) {
@@ -30,7 +33,16 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil || !original.Replayed {
 				t.Fatalf("the source replays create-1: %+v, %v", original, err)
 			}
+			conns := connectAgents(t, src)
 			file1 := export(t, src, boardfile.ExportOptions{WithPeople: true})
+			// The live grant, its client, and its tokens: the first access
+			// token, the used and the new refresh token, the new access token.
+			if clients, grants, tokens := agentCounts(file1); clients != 1 || grants != 1 || tokens != 4 {
+				t.Fatalf("the export holds %d clients, %d grants, %d OAuth tokens; want 1, 1 and 4", clients, grants, tokens)
+			}
+			if strings.Contains(string(file1), conns.live.refresh) || strings.Contains(string(file1), conns.live.access) {
+				t.Fatal("the export holds a token, not its hash")
+			}
 
 			mid := open(t, dyn, clock)
 			res := importInto(t, mid, file1, boardfile.ImportOptions{})
@@ -51,6 +63,8 @@ func TestRoundTrip(t *testing.T) {
 				sameReads(t, src, f)
 				checkReplay(t, f, original.Ticket)
 			}
+			checkAgents(t, mid, conns, true)
+			checkAgents(t, back, conns, false)
 		})
 	}
 }

@@ -12,7 +12,8 @@ import (
 // RunBoardMove checks a store's part in moving a board (board.BoardMover):
 // every put writes its item and what the store keeps beside it only when
 // absent, tells an identical item from a clash, refuses an orphan, and the
-// exports stream back exactly what was put. newStore is as for Run.
+// exports stream back exactly what was put; connected agents
+// (board.OAuthMover) likewise. newStore is as for Run.
 func RunBoardMove(t *testing.T, newStore func(t *testing.T) board.Store) {
 	t.Helper()
 	tests := []contractTest{
@@ -22,6 +23,8 @@ func RunBoardMove(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"Request", moveRequest},
 		{"ExportStreamsWhatWasPut", moveExport},
 		{"Batch", moveBatch},
+		{"OAuthGrantAndTokens", moveOAuthGrantAndTokens},
+		{"OAuthExport", moveOAuthExport},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,152 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// Connected agents in a move (board.OAuthMoveSource, board.OAuthMoveTarget):
+// grants and tokens are read by keyset, a page per short query, like the
+// rest of an export, and put one per transaction, only when absent.
+
+// ExportOAuthGrants streams the grants unrevoked and unexpired at now, by id.
+func (s *Store) ExportOAuthGrants(ctx context.Context, now time.Time, fn func(board.OAuthGrant) error) error {
+	after := ""
+	for {
+		rows, err := s.read.QueryContext(ctx, `SELECT `+oauthGrantColumns+` FROM oauth_grants
+			WHERE id > ? AND revoked_at IS NULL AND expires_at > ? ORDER BY id LIMIT ?`, after, formatTime(now), exportPage)
+		if err != nil {
+			return err
+		}
+		var page []board.OAuthGrant
+		for rows.Next() {
+			g, err := scanOAuthGrant(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			page = append(page, g)
+		}
+		if err := closeRows(rows); err != nil {
+			return err
+		}
+		for _, g := range page {
+			if err := fn(g); err != nil {
+				return err
+			}
+			after = g.ID
+		}
+		if len(page) < exportPage {
+			return nil
+		}
+	}
+}
+
+// ExportOAuthTokens streams the tokens unexpired at now, by hash.
+func (s *Store) ExportOAuthTokens(ctx context.Context, now time.Time, fn func(board.OAuthToken) error) error {
+	after := ""
+	for {
+		rows, err := s.read.QueryContext(ctx, `SELECT `+oauthTokenColumns+` FROM oauth_tokens
+			WHERE hash > ? AND expires_at > ? ORDER BY hash LIMIT ?`, after, formatTime(now), exportPage)
+		if err != nil {
+			return err
+		}
+		var page []board.OAuthToken
+		for rows.Next() {
+			t, err := scanOAuthToken(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			page = append(page, t)
+		}
+		if err := closeRows(rows); err != nil {
+			return err
+		}
+		for _, t := range page {
+			if err := fn(t); err != nil {
+				return err
+			}
+			after = t.Hash
+		}
+		if len(page) < exportPage {
+			return nil
+		}
+	}
+}
+
+func scanOAuthToken(row scanner) (board.OAuthToken, error) {
+	var t board.OAuthToken
+	var kind, created, expires string
+	var used sql.NullString
+	if err := row.Scan(&t.Hash, &t.GrantID, &kind, &created, &expires, &used); err != nil {
+		return t, err
+	}
+	t.Kind = board.OAuthTokenKind(kind)
+	var err error
+	if t.CreatedAt, err = parseTime(created); err != nil {
+		return t, err
+	}
+	if t.ExpiresAt, err = parseTime(expires); err != nil {
+		return t, err
+	}
+	t.UsedAt, err = optionalTime(used)
+	return t, err
+}
+
+// PutOAuthGrant inserts the grant if its id is free and its person exists.
+func (s *Store) PutOAuthGrant(ctx context.Context, g board.OAuthGrant) (board.Outcome, error) {
+	var out board.Outcome
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		have, err := scanOAuthGrant(tx.QueryRowContext(ctx, `SELECT `+oauthGrantColumns+` FROM oauth_grants WHERE id = ?`, g.ID))
+		if err == nil {
+			out = outcome(board.SameOAuthGrant(have, g))
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var person bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM people WHERE handle = ?)`, g.Handle).Scan(&person); err != nil {
+			return err
+		}
+		if !person {
+			return board.ErrNotFound
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_grants (`+oauthGrantColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			g.ID, g.ClientID, g.ClientName, g.Handle, g.Agent, g.Resource, g.Scope, formatTime(g.CreatedAt), formatTime(g.ExpiresAt),
+			nullTime(g.LastUsedAt), nullTime(g.RevokedAt))
+		out = board.Written
+		return err
+	})
+	return out, err
+}
+
+// PutOAuthToken inserts the token if its hash is free and its grant exists.
+func (s *Store) PutOAuthToken(ctx context.Context, t board.OAuthToken) (board.Outcome, error) {
+	var out board.Outcome
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		have, err := scanOAuthToken(tx.QueryRowContext(ctx, `SELECT `+oauthTokenColumns+` FROM oauth_tokens WHERE hash = ?`, t.Hash))
+		if err == nil {
+			out = outcome(board.SameOAuthToken(have, t))
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var grant bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM oauth_grants WHERE id = ?)`, t.GrantID).Scan(&grant); err != nil {
+			return err
+		}
+		if !grant {
+			return board.ErrNotFound
+		}
+		out = board.Written
+		return insertOAuthTokens(ctx, tx, []board.OAuthToken{t})
+	})
+	return out, err
+}
