@@ -91,10 +91,14 @@ bench:
 # Bounded cost at scale: grows a board to 1k, 10k and 100k tickets and prints
 # every read's p50/p99 on SQLite and its DynamoDB requests and items read on
 # moto (bench/cmd/scale), then the server's peak memory while 32 clients read
-# the largest tickets the board allows (bench/cmd/memory). About 30 minutes
-# on 2 cores: SQLite about 10 (growing 100 000 tickets through the service),
-# moto about 20 (it answers one Query over 100 000 tickets in ~20 s);
-# SCALEFLAGS='-sizes 1000,10000' takes about 3. Not part of `make test`;
+# the largest tickets the board allows (bench/cmd/memory). On 2 cores SQLite
+# takes about 10 minutes (growing 100 000 tickets through the service); moto
+# over an hour: growing 100 000 tickets with their word items (about 3
+# million items) takes it 33 minutes, and it walks the whole table for every
+# index Query (~20 s at 100 000 tickets before the word items);
+# SCALEFLAGS='-sizes 1000,10000' takes about 15; SCALEFLAGS="-stores dynamodb
+# -only '^search'" measures only the word-search rows (about 40 minutes to
+# 100k on moto, growing the word items). Not part of `make test`;
 # figures in docs/benchmarks.md.
 SCALEFLAGS ?=
 .PHONY: bench-scale
