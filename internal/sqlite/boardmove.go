@@ -13,186 +13,122 @@ import (
 
 // exportPage is how many rows one read of an export holds: reads page by
 // keyset, each its own short query, so an export never keeps a read
-// transaction open against the server's writes for the whole board.
-const exportPage = 500
+// transaction open against the server's writes for the whole board. A
+// variable so that a test can make every export cross pages.
+var exportPage = 500
 
-// ExportWorkspaces streams every workspace with its counter, by slug.
-func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspace) error) error {
-	after := ""
+// inPages streams a keyset-paged read: query reads the page after last (nil
+// for the first page), scan reads one row. A page's rows are closed before
+// fn sees its items, so fn may write to the store.
+func inPages[T any](query func(last *T) (*sql.Rows, error), scan func(scanner) (T, error), fn func(T) error) error {
+	var last *T
 	for {
-		rows, err := s.read.QueryContext(ctx, `SELECT slug, name, ai_policy, last_number FROM workspaces
-			WHERE slug > ? ORDER BY slug LIMIT ?`, after, exportPage)
+		rows, err := query(last)
 		if err != nil {
 			return err
 		}
-		var page []board.MovedWorkspace
+		var page []T
 		for rows.Next() {
-			var w board.MovedWorkspace
-			var last int64
-			if err := rows.Scan(&w.Slug, &w.Name, &w.AIPolicy, &last); err != nil {
-				rows.Close()
-				return err
-			}
-			w.Next = last + 1
-			page = append(page, w)
-		}
-		if err := closeRows(rows); err != nil {
-			return err
-		}
-		for _, w := range page {
-			if err := fn(w); err != nil {
-				return err
-			}
-			after = w.Slug
-		}
-		if len(page) < exportPage {
-			return nil
-		}
-	}
-}
-
-// ExportTickets streams a workspace's tickets, lowest number first.
-func (s *Store) ExportTickets(ctx context.Context, workspace string, fn func(board.Ticket) error) error {
-	var after int64
-	for {
-		rows, err := s.read.QueryContext(ctx, `SELECT `+ticketColumns+` FROM tickets
-			WHERE workspace = ? AND number > ? ORDER BY number LIMIT ?`, workspace, after, exportPage)
-		if err != nil {
-			return err
-		}
-		var page []board.Ticket
-		for rows.Next() {
-			t, err := scanTicket(rows)
+			v, err := scan(rows)
 			if err != nil {
 				rows.Close()
 				return err
 			}
-			page = append(page, t)
+			page = append(page, v)
 		}
 		if err := closeRows(rows); err != nil {
 			return err
 		}
-		for _, t := range page {
-			if err := fn(t); err != nil {
+		for _, v := range page {
+			if err := fn(v); err != nil {
 				return err
 			}
-			after = t.Number
 		}
 		if len(page) < exportPage {
 			return nil
 		}
+		last = &page[len(page)-1]
 	}
+}
+
+// ExportWorkspaces streams every workspace with its counter, by slug.
+func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspace) error) error {
+	return inPages(func(last *board.MovedWorkspace) (*sql.Rows, error) {
+		after := ""
+		if last != nil {
+			after = last.Slug
+		}
+		return s.read.QueryContext(ctx, `SELECT slug, name, ai_policy, last_number FROM workspaces
+			WHERE slug > ? ORDER BY slug LIMIT ?`, after, exportPage)
+	}, func(rows scanner) (board.MovedWorkspace, error) {
+		var w board.MovedWorkspace
+		var last int64
+		err := rows.Scan(&w.Slug, &w.Name, &w.AIPolicy, &last)
+		w.Next = last + 1
+		return w, err
+	}, fn)
+}
+
+// ExportTickets streams a workspace's tickets, lowest number first.
+func (s *Store) ExportTickets(ctx context.Context, workspace string, fn func(board.Ticket) error) error {
+	return inPages(func(last *board.Ticket) (*sql.Rows, error) {
+		var after int64
+		if last != nil {
+			after = last.Number
+		}
+		return s.read.QueryContext(ctx, `SELECT `+ticketColumns+` FROM tickets
+			WHERE workspace = ? AND number > ? ORDER BY number LIMIT ?`, workspace, after, exportPage)
+	}, func(row scanner) (board.Ticket, error) { return scanTicket(row) }, fn)
 }
 
 // ExportNotes streams the notes of a workspace's tickets, in the order
 // they were added.
 func (s *Store) ExportNotes(ctx context.Context, workspace string, fn func(board.Note) error) error {
-	var after int64
-	for {
-		rows, err := s.read.QueryContext(ctx, `SELECT n.rowid, n.id, n.ticket_id, n.body, n.author, n.source, n.created_at
+	var after int64 // the rowid of the page's last note
+	return inPages(func(*board.Note) (*sql.Rows, error) {
+		return s.read.QueryContext(ctx, `SELECT n.rowid, n.id, n.ticket_id, n.body, n.author, n.source, n.created_at
 			FROM notes n JOIN tickets t ON t.id = n.ticket_id
 			WHERE t.workspace = ? AND n.rowid > ? ORDER BY n.rowid LIMIT ?`, workspace, after, exportPage)
-		if err != nil {
-			return err
+	}, func(rows scanner) (board.Note, error) {
+		var n board.Note
+		var created string
+		if err := rows.Scan(&after, &n.ID, &n.TicketID, &n.Body, &n.Author, &n.Source, &created); err != nil {
+			return n, err
 		}
-		var page []board.Note
-		for rows.Next() {
-			var n board.Note
-			var created string
-			if err := rows.Scan(&after, &n.ID, &n.TicketID, &n.Body, &n.Author, &n.Source, &created); err != nil {
-				rows.Close()
-				return err
-			}
-			if n.CreatedAt, err = parseTime(created); err != nil {
-				rows.Close()
-				return err
-			}
-			page = append(page, n)
-		}
-		if err := closeRows(rows); err != nil {
-			return err
-		}
-		for _, n := range page {
-			if err := fn(n); err != nil {
-				return err
-			}
-		}
-		if len(page) < exportPage {
-			return nil
-		}
-	}
+		var err error
+		n.CreatedAt, err = parseTime(created)
+		return n, err
+	}, fn)
 }
 
 // ExportEvents streams a workspace's history in append order, the order
 // the activity feed lists it in.
 func (s *Store) ExportEvents(ctx context.Context, workspace string, fn func(board.Event) error) error {
-	var after int64
-	for {
-		rows, err := s.read.QueryContext(ctx, `SELECT seq, data FROM events WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?`,
+	var after int64 // the seq of the page's last event
+	return inPages(func(*board.Event) (*sql.Rows, error) {
+		return s.read.QueryContext(ctx, `SELECT seq, data FROM events WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?`,
 			workspace, after, exportPage)
-		if err != nil {
-			return err
+	}, func(rows scanner) (board.Event, error) {
+		var ev board.Event
+		var data string
+		if err := rows.Scan(&after, &data); err != nil {
+			return ev, err
 		}
-		var page []board.Event
-		for rows.Next() {
-			var data string
-			if err := rows.Scan(&after, &data); err != nil {
-				rows.Close()
-				return err
-			}
-			var ev board.Event
-			if err := json.Unmarshal([]byte(data), &ev); err != nil {
-				rows.Close()
-				return err
-			}
-			page = append(page, ev)
-		}
-		if err := closeRows(rows); err != nil {
-			return err
-		}
-		for _, ev := range page {
-			if err := fn(ev); err != nil {
-				return err
-			}
-		}
-		if len(page) < exportPage {
-			return nil
-		}
-	}
+		return ev, json.Unmarshal([]byte(data), &ev)
+	}, fn)
 }
 
 // ExportRequests streams the completed records unexpired at now.
 func (s *Store) ExportRequests(ctx context.Context, now time.Time, fn func(ledger.Record) error) error {
-	var afterPrincipal, afterID string
-	for {
-		rows, err := s.read.QueryContext(ctx, `SELECT `+requestColumns+` FROM requests
+	return inPages(func(last *ledger.Record) (*sql.Rows, error) {
+		var afterPrincipal, afterID string
+		if last != nil {
+			afterPrincipal, afterID = last.Key.Principal, last.Key.RequestID
+		}
+		return s.read.QueryContext(ctx, `SELECT `+requestColumns+` FROM requests
 			WHERE (principal, request_id) > (?, ?) AND status = ? AND expires_at > ?
 			ORDER BY principal, request_id LIMIT ?`, afterPrincipal, afterID, string(ledger.StatusDone), formatTime(now), exportPage)
-		if err != nil {
-			return err
-		}
-		var page []ledger.Record
-		for rows.Next() {
-			r, err := scanRequest(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			page = append(page, r)
-		}
-		if err := closeRows(rows); err != nil {
-			return err
-		}
-		for _, r := range page {
-			if err := fn(r); err != nil {
-				return err
-			}
-			afterPrincipal, afterID = r.Key.Principal, r.Key.RequestID
-		}
-		if len(page) < exportPage {
-			return nil
-		}
-	}
+	}, scanRequest, fn)
 }
 
 func closeRows(rows *sql.Rows) error {

@@ -11,12 +11,23 @@ import (
 
 // TestBoardMove runs the board move contract on a fresh file per subtest.
 func TestBoardMove(t *testing.T) {
-	storetest.RunBoardMove(t, func(t *testing.T) board.Store {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), sqlite.FileName))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	})
+	storetest.RunBoardMove(t, openMoveStore)
+}
+
+// TestBoardMoveAcrossPages runs it again with exports reading two rows at
+// a time, so every kind of item crosses pages (a resumed keyset that
+// skipped or repeated a row would lose or duplicate an item in the move).
+func TestBoardMoveAcrossPages(t *testing.T) {
+	// Restored once the parallel subtests are done, not when this returns.
+	t.Cleanup(sqlite.SetExportPage(2))
+	storetest.RunBoardMove(t, openMoveStore)
+}
+
+func openMoveStore(t *testing.T) board.Store {
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

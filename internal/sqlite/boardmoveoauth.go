@@ -15,68 +15,26 @@ import (
 
 // ExportOAuthGrants streams the grants unrevoked and unexpired at now, by id.
 func (s *Store) ExportOAuthGrants(ctx context.Context, now time.Time, fn func(board.OAuthGrant) error) error {
-	after := ""
-	for {
-		rows, err := s.read.QueryContext(ctx, `SELECT `+oauthGrantColumns+` FROM oauth_grants
+	return inPages(func(last *board.OAuthGrant) (*sql.Rows, error) {
+		after := ""
+		if last != nil {
+			after = last.ID
+		}
+		return s.read.QueryContext(ctx, `SELECT `+oauthGrantColumns+` FROM oauth_grants
 			WHERE id > ? AND revoked_at IS NULL AND expires_at > ? ORDER BY id LIMIT ?`, after, formatTime(now), exportPage)
-		if err != nil {
-			return err
-		}
-		var page []board.OAuthGrant
-		for rows.Next() {
-			g, err := scanOAuthGrant(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			page = append(page, g)
-		}
-		if err := closeRows(rows); err != nil {
-			return err
-		}
-		for _, g := range page {
-			if err := fn(g); err != nil {
-				return err
-			}
-			after = g.ID
-		}
-		if len(page) < exportPage {
-			return nil
-		}
-	}
+	}, func(row scanner) (board.OAuthGrant, error) { return scanOAuthGrant(row) }, fn)
 }
 
 // ExportOAuthTokens streams the tokens unexpired at now, by hash.
 func (s *Store) ExportOAuthTokens(ctx context.Context, now time.Time, fn func(board.OAuthToken) error) error {
-	after := ""
-	for {
-		rows, err := s.read.QueryContext(ctx, `SELECT `+oauthTokenColumns+` FROM oauth_tokens
+	return inPages(func(last *board.OAuthToken) (*sql.Rows, error) {
+		after := ""
+		if last != nil {
+			after = last.Hash
+		}
+		return s.read.QueryContext(ctx, `SELECT `+oauthTokenColumns+` FROM oauth_tokens
 			WHERE hash > ? AND expires_at > ? ORDER BY hash LIMIT ?`, after, formatTime(now), exportPage)
-		if err != nil {
-			return err
-		}
-		var page []board.OAuthToken
-		for rows.Next() {
-			t, err := scanOAuthToken(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			page = append(page, t)
-		}
-		if err := closeRows(rows); err != nil {
-			return err
-		}
-		for _, t := range page {
-			if err := fn(t); err != nil {
-				return err
-			}
-			after = t.Hash
-		}
-		if len(page) < exportPage {
-			return nil
-		}
-	}
+	}, scanOAuthToken, fn)
 }
 
 func scanOAuthToken(row scanner) (board.OAuthToken, error) {

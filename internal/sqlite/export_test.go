@@ -17,3 +17,11 @@ func SetPriorityWait(d time.Duration) (restore func()) {
 	priorityWait = d
 	return func() { priorityWait = old }
 }
+
+// SetExportPage changes how many rows an export reads at a time, so a
+// test's small board crosses pages.
+func SetExportPage(n int) (restore func()) {
+	old := exportPage
+	exportPage = n
+	return func() { exportPage = old }
+}
