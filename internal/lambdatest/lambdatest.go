@@ -224,6 +224,7 @@ func StartMotoCommand(ctx context.Context, argv ...string) (*Moto, error) {
 	return nil, lastErr
 }
 
+// Stop ends the moto server this package started.
 func (m *Moto) Stop() {
 	if m.proc != nil {
 		m.proc.stop()
