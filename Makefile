@@ -5,7 +5,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA     ?= ./data
 AUTHOR   ?= $(or $(LEDGER_AUTHOR),ai:local)
 
-.PHONY: run build test check-format vet go-test fuzz
+.PHONY: run build test prereqs check-format vet go-test fuzz
 
 # The board at http://$(ADDR)/ (no sign-in: LEDGER_AUTH=loopback, you are
 # human:local, an admin) and MCP at /mcp as $(AUTHOR).
@@ -14,9 +14,17 @@ AUTH     ?= $(or $(LEDGER_AUTH),loopback)
 run:
 	LEDGER_ADDR=$(ADDR) LEDGER_DATA=$(DATA) LEDGER_AUTHOR=$(AUTHOR) LEDGER_AUTH=$(AUTH) $(GO) run ./functions/mcp
 
-# Every test: formatting, vet, the Go suites with the race detector (the
-# fuzz targets' seed corpora run as plain tests), then a bounded fuzzing run.
-test: check-format vet go-test fuzz interop lambda-test
+# Every test: what the tests need (checked in seconds, installed when it
+# can be), formatting, vet, the Go suites with the race detector (the fuzz
+# targets' seed corpora run as plain tests), then a bounded fuzzing run.
+test: prereqs check-format vet go-test fuzz interop lambda-test
+
+# scripts/prereqs.sh checks the tools the tests need and installs the missing
+# ones it can (Debian's packages as root, the Lambda emulator with go
+# install); without root it stops at once with the command that would.
+# .ci/run calls the same script.
+prereqs:
+	bash scripts/prereqs.sh
 
 check-format:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -134,7 +142,6 @@ LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda,nethttpomitht
 # (docs/decisions.md, "Two builds of one server on Lambda"). A test holds
 # these tags to LAMBDA_BUILD's plus noboard.
 AGENTS_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda,nethttpomithttp2,noboard -trimpath -ldflags "-s -w"
-RIE_VERSION  = v0.0.0-20261030222936-bef5c4ba774d
 RIE          = $(shell $(GO) env GOPATH)/bin/aws-lambda-rie
 
 .PHONY: build-McpFunction build-WebFunction build-WorkerFunction build-IndexerFunction lambda-test bench-coldstart bench-import
@@ -163,7 +170,7 @@ build-IndexerFunction:
 	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/indexer
 
 $(RIE):
-	$(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+	bash scripts/prereqs.sh
 
 # The template lints clean and matches the code, and the function works
 # under the Lambda runtime emulator on moto (here they fail, never skip).

@@ -36,7 +36,7 @@ import (
 // public URL and a person signs in with a browser.
 
 // envRequireCaddy makes a missing caddy fail the Caddy test instead of
-// skipping it (make test sets it; .ci/run installs caddy).
+// skipping it (make test sets it, after scripts/prereqs.sh installed caddy).
 const envRequireCaddy = "LEDGER_REQUIRE_CADDY"
 
 func TestTeamBehindCaddy(t *testing.T) {
@@ -261,7 +261,7 @@ func caddyPath(t *testing.T) string {
 		return p
 	}
 	if os.Getenv(envRequireCaddy) != "" {
-		t.Fatal("caddy is not installed (apt-get install -y caddy; .ci/run does it)")
+		t.Fatal("caddy is not installed (scripts/prereqs.sh installs it; make test runs that first)")
 	}
 	t.Skip("caddy is not installed; `make test` installs and requires it")
 	return ""
@@ -277,7 +277,7 @@ func teamBrowserPath(t *testing.T) string {
 		}
 	}
 	if os.Getenv("LEDGER_REQUIRE_BROWSER") != "" {
-		t.Fatal("chromium-headless-shell is not installed (apt-get install -y chromium-headless-shell; .ci/run does it)")
+		t.Fatal("chromium-headless-shell is not installed (scripts/prereqs.sh installs it; make test runs that first)")
 	}
 	t.Skip("chromium-headless-shell is not installed; `make test` installs and requires it")
 	return ""

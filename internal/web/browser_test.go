@@ -32,7 +32,7 @@ func browserPath(t *testing.T) string {
 		}
 	}
 	if os.Getenv("LEDGER_REQUIRE_BROWSER") != "" {
-		t.Fatal("chromium-headless-shell is not installed (apt-get install -y chromium-headless-shell; .ci/run does it)")
+		t.Fatal("chromium-headless-shell is not installed (scripts/prereqs.sh installs it; make test runs that first)")
 	}
 	t.Skip("chromium-headless-shell is not installed; `make test` installs and requires it")
 	return ""
