@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// TestReadmeAllowsExactlyTheReadTools: the Claude Code permission settings
-// README shows allow every read-only tool and no other, so following the
-// README never lets a write through unasked, and a new read tool is added
-// there too.
-func TestReadmeAllowsExactlyTheReadTools(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocsAllowExactlyTheReadTools: the Claude Code permission settings
+// docs/claude-code.md shows allow every read-only tool and no other, so
+// following the documentation never lets a write through unasked, and a new
+// read tool is added there too.
+func TestDocsAllowExactlyTheReadTools(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/claude-code.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +30,6 @@ func TestReadmeAllowsExactlyTheReadTools(t *testing.T) {
 	slices.Sort(allowed)
 	slices.Sort(readOnly)
 	if len(readOnly) == 0 || !slices.Equal(allowed, readOnly) {
-		t.Fatalf("README allows %v; the read-only tools are %v", allowed, readOnly)
+		t.Fatalf("docs/claude-code.md allows %v; the read-only tools are %v", allowed, readOnly)
 	}
 }
