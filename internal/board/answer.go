@@ -1,5 +1,7 @@
 package board
 
+import "fmt"
+
 // Every answer is bounded (docs/decisions.md, "Reading"): a surface measures
 // an answer as it will send it and, when it is over its bound, asks the
 // answer to Fit. Lists give up entries from their far end (the oldest notes
@@ -285,4 +287,40 @@ func (w *WorkspaceSummary) Fit(size Sizer, bound int) bool {
 	}
 	w.WaitingAI, w.DueSoon, w.RecentEvents = w.WaitingAI[:waiting], w.DueSoon[:due], w.RecentEvents[:events]
 	return true
+}
+
+// fitSlack is how much tighter each further Fit aims: Fit adds up its
+// entries' costs one by one, which can be off by a few bytes from the
+// whole.
+const fitSlack = 8 << 10
+
+// EncodeWithin encodes out (a pointer to a result) with encode and, while
+// cost says the encoding is over bound, has out give up entries
+// (Fitter) and encodes it again, each try aiming a little tighter. Every
+// surface sends its answers through it, each with its own encoding and
+// its own idea of cost (MCP sends the JSON twice). An answer that cannot
+// fit is an error: no result the board allows is that large.
+func EncodeWithin[T any](out any, bound int, encode func(any) (T, error), cost func(T) int) (T, error) {
+	b, err := encode(out)
+	if err != nil {
+		return b, err
+	}
+	fitter, canFit := out.(Fitter)
+	size := func(v any) int {
+		e, err := encode(v)
+		if err != nil {
+			return bound + 1 // cannot be sent: never fits
+		}
+		return cost(e)
+	}
+	for attempt := 0; cost(b) > bound; attempt++ {
+		if !canFit || attempt == 3 || !fitter.Fit(size, bound-attempt*fitSlack) {
+			var zero T
+			return zero, fmt.Errorf("the answer would be %d bytes, over the bound of %d", cost(b), bound)
+		}
+		if b, err = encode(out); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }

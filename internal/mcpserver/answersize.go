@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -32,14 +31,6 @@ func answerCost(b string) int {
 	return 2*len(b) + strings.Count(b, `"`) + strings.Count(b, `\`) + 2
 }
 
-func sizeOf(v any) int {
-	b, err := encode(v)
-	if err != nil {
-		return answerBound + 1 // cannot be sent: never fits
-	}
-	return answerCost(b)
-}
-
 // encode is json.Marshal into a string, without copying it out of a
 // []byte: the text content of an answer holds it as it is.
 func encode(v any) (string, error) {
@@ -53,24 +44,5 @@ func encode(v any) (string, error) {
 // boundedJSON encodes a tool's output (out points to it), fitting it to
 // the answer bound first when it is over.
 func boundedJSON(out any) (string, error) {
-	b, err := encode(out)
-	if err != nil {
-		return "", err
-	}
-	fitter, canFit := out.(board.Fitter)
-	// Fit adds up its entries' costs one by one, which can be off by a few
-	// bytes from the whole: if the whole is still over, fit to a tighter
-	// bound.
-	for attempt := 0; answerCost(b) > answerBound; attempt++ {
-		if !canFit || attempt == 3 || !fitter.Fit(sizeOf, answerBound-attempt*fitSlack) {
-			return "", fmt.Errorf("the answer would be %d bytes, over the bound of %d", answerCost(b), answerBound)
-		}
-		if b, err = encode(out); err != nil {
-			return "", err
-		}
-	}
-	return b, nil
+	return board.EncodeWithin(out, answerBound, encode, answerCost)
 }
-
-// fitSlack is how much tighter each further Fit aims.
-const fitSlack = 8 << 10

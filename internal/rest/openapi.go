@@ -87,60 +87,60 @@ func operation(rt route) obj {
 	sch := rt.schemas()
 	info := rt.spec
 	var params []any
-	for _, name := range sortedKeys(info.path) {
-		params = append(params, obj{"name": name, "in": "path", "required": true, "schema": schemaJSON(sch.input.Properties[info.path[name]])})
+	for _, name := range sortedKeys(info.Path) {
+		params = append(params, obj{"name": name, "in": "path", "required": true, "schema": schemaJSON(sch.input.Properties[info.Path[name]])})
 	}
-	if info.query {
+	if info.Query {
 		for _, name := range sortedKeys(sch.part.Properties) {
 			params = append(params, obj{"name": name, "in": "query", "required": slices.Contains(sch.part.Required, name),
 				"schema": schemaJSON(sch.part.Properties[name])})
 		}
 	}
-	if info.write {
+	if rt.write {
 		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": true,
 			"description": "A new unique key (e.g. a UUID) for each new intent; the same key with the same body to retry. 1-128 of A-Z a-z 0-9 . _ : - (the request_id of MCP).",
 			"schema":      obj{"type": "string", "pattern": fmt.Sprintf("^\"?[%s]{1,%d}\"?$", ledger.RequestIDChars, ledger.MaxRequestIDLength)}})
 	}
-	if info.ifMatch {
+	if info.IfMatch {
 		params = append(params, obj{"name": "If-Match", "in": "header", "required": false,
 			"description": "The ETag of GET /tickets/{id}: the change is made only while the ticket is at that version (else 412). * or absent: any version.",
 			"schema":      obj{"type": "string"}})
 	}
 	headers := obj{}
-	if info.write {
+	if rt.write {
 		headers["Idempotent-Replayed"] = obj{"$ref": "#/components/headers/Idempotent-Replayed"}
 	}
 	for _, h := range []struct {
 		on   bool
 		name string
-	}{{info.etag, "ETag"}, {info.location, "Location"}, {info.link, "Link"}, {info.retryAfter, "Retry-After"}} {
+	}{{info.ETag, "ETag"}, {info.Location, "Location"}, {info.Link, "Link"}, {info.RetryAfter, "Retry-After"}} {
 		if h.on {
 			headers[h.name] = obj{"$ref": "#/components/headers/" + h.name}
 		}
 	}
-	ok := obj{"description": http.StatusText(info.status), "content": obj{"application/json": obj{"schema": schemaJSON(sch.result())}}}
+	ok := obj{"description": http.StatusText(info.Status), "content": obj{"application/json": obj{"schema": schemaJSON(sch.result())}}}
 	if len(headers) > 0 {
 		ok["headers"] = headers
 	}
-	responses := obj{strconv.Itoa(info.status): ok}
-	problems := append(slices.Clone(readProblems), info.problems...)
-	if info.write {
+	responses := obj{strconv.Itoa(info.Status): ok}
+	problems := append(slices.Clone(readProblems), info.Problems...)
+	if rt.write {
 		problems = append(problems, writeProblems...)
 	}
-	if info.body {
+	if info.Body {
 		problems = append(problems, bodyProblems...)
 	}
 	for _, status := range problems {
 		responses[strconv.Itoa(status)] = obj{"description": http.StatusText(status),
 			"content": obj{"application/problem+json": obj{"schema": obj{"$ref": "#/components/schemas/Problem"}}}}
 	}
-	out := obj{"operationId": info.id, "summary": info.summary, "description": info.description, "responses": responses}
+	out := obj{"operationId": info.ID, "summary": info.Summary, "description": info.Description, "responses": responses}
 	if len(params) > 0 {
 		out["parameters"] = params
 	}
-	if info.body {
+	if info.Body {
 		content := obj{}
-		for _, mt := range info.mediaTypes {
+		for _, mt := range info.MediaTypes {
 			content[mt] = obj{"schema": schemaJSON(sch.part)}
 		}
 		out["requestBody"] = obj{"required": true, "content": content}

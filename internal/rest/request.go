@@ -16,17 +16,15 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/operations"
 )
 
 // MaxBodyBytes bounds a request body, as on /mcp (edge.MaxBodyBytes).
 const MaxBodyBytes = edge.MaxBodyBytes
 
-// MaxImportBodyBytes bounds the body of an import: room for the most rows
-// one import takes (board.MaxImportRows) with a title and about 300
-// characters of description each, and well inside what API Gateway hands
-// a Lambda function (6 MB for the whole event, the body escaped in it).
-// Larger imports are split, each part with its own Idempotency-Key.
-const MaxImportBodyBytes = 4 << 20
+// MaxImportBodyBytes bounds the body of an import
+// (operations.MaxImportBodyBytes says why).
+const MaxImportBodyBytes = operations.MaxImportBodyBytes
 
 // badRequest is a refusal the adapter found before any use case ran.
 type badRequest struct {
@@ -73,33 +71,35 @@ func idempotencyKey(r *http.Request) (string, error) {
 }
 
 // readBody reads a JSON object body: a JSON media type, at most limit bytes,
-// valid UTF-8, one object and nothing after it.
-func readBody(w http.ResponseWriter, r *http.Request, types []string, limit int64) (map[string]json.RawMessage, error) {
+// valid UTF-8, one object and nothing after it. It answers the body as
+// sent, for the input type, and decoded once into plain JSON values, for
+// the schema check.
+func readBody(w http.ResponseWriter, r *http.Request, types []string, limit int64) ([]byte, map[string]any, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || !slices.Contains(types, mt) {
-		return nil, refuse(http.StatusUnsupportedMediaType, "the body must be JSON: send Content-Type: %s; nothing was written", strings.Join(types, " or "))
+		return nil, nil, refuse(http.StatusUnsupportedMediaType, "the body must be JSON: send Content-Type: %s; nothing was written", strings.Join(types, " or "))
 	}
 	raw, err := edge.ReadBody(w, r, limit)
 	var tooLarge *edge.BodyTooLargeError
 	switch {
 	case errors.As(err, &tooLarge) && limit == MaxImportBodyBytes:
-		return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes (4 MiB), the most one import may send; nothing was imported: split the rows into several imports, each with its own Idempotency-Key", limit)
+		return nil, nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes (4 MiB), the most one import may send; nothing was imported: split the rows into several imports, each with its own Idempotency-Key", limit)
 	case errors.As(err, &tooLarge):
-		return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; nothing was written", limit)
+		return nil, nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; nothing was written", limit)
 	case errors.Is(err, edge.ErrNotUTF8):
-		return nil, refuse(http.StatusBadRequest, "the body is not valid UTF-8; nothing was written")
+		return nil, nil, refuse(http.StatusBadRequest, "the body is not valid UTF-8; nothing was written")
 	case err != nil:
-		return nil, refuse(http.StatusBadRequest, "the body could not be read: %v; nothing was written", err)
+		return nil, nil, refuse(http.StatusBadRequest, "the body could not be read: %v; nothing was written", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	var obj map[string]json.RawMessage
+	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, refuse(http.StatusBadRequest, "the body must be one JSON object: %s; nothing was written", jsonProblem(err))
+		return nil, nil, refuse(http.StatusBadRequest, "the body must be one JSON object: %s; nothing was written", jsonProblem(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, refuse(http.StatusBadRequest, "the body must be one JSON object with nothing after it; nothing was written")
+		return nil, nil, refuse(http.StatusBadRequest, "the body must be one JSON object with nothing after it; nothing was written")
 	}
-	return obj, nil
+	return raw, obj, nil
 }
 
 func jsonProblem(err error) string {
@@ -112,8 +112,8 @@ func jsonProblem(err error) string {
 // queryArgs turns the query string into arguments for a schema: each
 // parameter at most once, known to the schema, and integers where the
 // schema says so.
-func queryArgs(r *http.Request, schema *jsonschema.Schema) (map[string]json.RawMessage, error) {
-	out := map[string]json.RawMessage{}
+func queryArgs(r *http.Request, schema *jsonschema.Schema) (map[string]any, error) {
+	out := map[string]any{}
 	for name, values := range r.URL.Query() {
 		prop, ok := schema.Properties[name]
 		if !ok {
@@ -133,11 +133,10 @@ func queryArgs(r *http.Request, schema *jsonschema.Schema) (map[string]json.RawM
 			if err != nil {
 				return nil, refuse(http.StatusBadRequest, "query parameter %q must be an integer, not %q", name, v)
 			}
-			out[name] = json.RawMessage(strconv.FormatInt(n, 10))
+			out[name] = float64(n) // as a JSON number decodes into any
 			continue
 		}
-		b, _ := json.Marshal(v)
-		out[name] = b
+		out[name] = v
 	}
 	return out, nil
 }
@@ -145,23 +144,16 @@ func queryArgs(r *http.Request, schema *jsonschema.Schema) (map[string]json.RawM
 // checkArgs validates arguments against a resolved schema (types, enums,
 // required and unknown properties), with a message that says where the
 // schema is.
-func checkArgs(args map[string]json.RawMessage, resolved *jsonschema.Resolved, what string) error {
-	generic := map[string]any{}
-	for k, v := range args {
-		var x any
-		if err := json.Unmarshal(v, &x); err != nil {
-			return refuse(http.StatusBadRequest, "%s: %s is not valid JSON", what, k)
-		}
-		generic[k] = x
-	}
-	if err := resolved.Validate(generic); err != nil {
-		hint := "fix it to match the schema in /api/v1/openapi.json"
-		if _, ok := args["author"]; ok {
-			hint = "the author is decided by the server from your credential: leave author out"
-		} else if _, ok := args["created_by"]; ok {
-			hint = "created_by is decided by the server from your credential: leave it out"
-		} else if _, ok := args["request_id"]; ok {
+func checkArgs(args map[string]any, resolved *jsonschema.Resolved, what string) error {
+	if err := resolved.Validate(args); err != nil {
+		has := func(name string) bool { _, ok := args[name]; return ok }
+		hint := operations.ArgumentHint(has)
+		switch {
+		case hint != "":
+		case has("request_id"):
 			hint = "the request_id is the Idempotency-Key header: leave it out of the body"
+		default:
+			hint = "fix it to match the schema in /api/v1/openapi.json"
 		}
 		return refuse(http.StatusBadRequest, "invalid %s (%s); nothing was written: %s", what, strings.TrimPrefix(err.Error(), "validating root: "), hint)
 	}

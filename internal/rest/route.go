@@ -1,7 +1,7 @@
 package rest
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -10,33 +10,19 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/apischema"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/obs"
+	"github.com/ticket-ledger/ticket-ledger/internal/operations"
 )
 
-// A route is one operation of the API: how it is served and how the
-// OpenAPI document describes it. Both come from the same spec, so the
-// document cannot drift from what is served.
+// A route is one operation of the API (internal/operations): how it is
+// served and how the OpenAPI document describes it. Both come from the same
+// declaration, so the document cannot drift from what is served.
 type route struct {
 	method, pattern string // pattern is under /api/v1, in ServeMux syntax
-	spec            specInfo
+	spec            operations.Route
+	write           bool // Idempotency-Key required; its value is request_id
 	// schemas are inferred on first use (a cold start builds none).
 	schemas func() routeSchemas
 	serve   func(s *Server, w http.ResponseWriter, r *http.Request)
-}
-
-// specInfo is what the document says of a route besides its schemas.
-type specInfo struct {
-	id, summary, description string
-	status                   int               // the status of success
-	path                     map[string]string // path parameter -> input property
-	body                     bool              // a JSON body (the input less path and key)
-	query                    bool              // query parameters (the input less path)
-	write                    bool              // Idempotency-Key required; its value is request_id
-	ifMatch                  bool              // If-Match taken as the ticket version
-	etag, location, link     bool              // response headers set
-	retryAfter               bool              // Retry-After while the answer's task is working
-	problems                 []int             // the route's own error statuses
-	mediaTypes               []string          // body media types (default application/json)
-	maxBody                  int64             // the body's bound (default MaxBodyBytes)
 }
 
 // routeSchemas are a route's schemas: the whole input (path parameters'
@@ -48,20 +34,20 @@ type routeSchemas struct {
 	result      func() *jsonschema.Schema
 }
 
-// useCaseRoute declares the route that serves one board use case, use:
-// its input In is decoded from the path parameters, the Idempotency-Key (as
-// request_id) and the body or query, and its result Out is the answer's
-// body. headers sets what the result adds to the answer (ETag, Location,
-// Link).
-func useCaseRoute[In, Out any](method, pattern string, info specInfo, use func(*board.Service) func(context.Context, In) (Out, error),
-	headers func(r *http.Request, h http.Header, out Out)) route {
+// useCaseRoute serves one operation: its input is decoded from the path
+// parameters, the Idempotency-Key (as request_id) and the body or query,
+// and its result is the answer's body. headers sets what the result adds
+// to the answer (ETag, Location).
+func useCaseRoute(op operations.Operation, headers func(r *http.Request, h http.Header, out any)) route {
+	info := *op.Route
+	write := op.Kind == operations.Write
 	schemas := sync.OnceValue(func() routeSchemas {
-		in := apischema.For[In]()
+		in := op.InputTypeSchema()
 		var outside []string
-		for _, prop := range info.path {
+		for _, prop := range info.Path {
 			outside = append(outside, prop)
 		}
-		if info.write {
+		if write {
 			outside = append(outside, "request_id")
 		}
 		part := apischema.Without(in, outside...)
@@ -72,68 +58,68 @@ func useCaseRoute[In, Out any](method, pattern string, info specInfo, use func(*
 			}
 			return r
 		})
-		return routeSchemas{input: in, part: part, resolved: resolved, result: apischema.For[Out]}
+		return routeSchemas{input: in, part: part, resolved: resolved, result: op.OutputSchema}
 	})
-	if len(info.mediaTypes) == 0 {
-		info.mediaTypes = []string{"application/json"}
+	if len(info.MediaTypes) == 0 {
+		info.MediaTypes = []string{"application/json"}
 	}
-	if info.maxBody == 0 {
-		info.maxBody = MaxBodyBytes
+	if info.MaxBody == 0 {
+		info.MaxBody = MaxBodyBytes
 	}
 	serve := func(s *Server, w http.ResponseWriter, r *http.Request) {
-		obs.SetRoute(r.Context(), method+" "+Prefix+pattern)
-		args := map[string]json.RawMessage{}
+		obs.SetRoute(r.Context(), info.Method+" "+Prefix+info.Pattern)
+		// The body is read once: checked against the schema as plain JSON
+		// values, then decoded into the input type with what the path and
+		// the headers carry added to the object as it was sent.
+		var raw []byte
+		var args map[string]any
 		var err error
 		switch {
-		case info.body:
-			args, err = readBody(w, r, info.mediaTypes, info.maxBody)
-		case info.query:
-			args, err = queryArgs(r, schemas().part)
+		case info.Body:
+			raw, args, err = readBody(w, r, info.MediaTypes, info.MaxBody)
+		case info.Query:
+			if args, err = queryArgs(r, schemas().part); err == nil {
+				raw, err = json.Marshal(args)
+			}
 		}
-		if err == nil && (info.body || info.query) {
+		if err == nil && (info.Body || info.Query) {
 			what := "request body"
-			if info.query {
+			if info.Query {
 				what = "query parameters"
 			}
 			err = checkArgs(args, schemas().resolved(), what)
 		}
 		// The key is checked after the body: a body that cannot be a call
 		// is refused first, whatever its key.
-		if err == nil && info.write {
-			var key string
-			if key, err = idempotencyKey(r); err == nil {
-				args["request_id"], _ = json.Marshal(key)
-			}
+		outside := map[string]string{}
+		if err == nil && write {
+			outside["request_id"], err = idempotencyKey(r)
 		}
 		var version int64
-		if err == nil && info.ifMatch {
+		if err == nil && info.IfMatch {
 			version, err = ifMatch(r)
 		}
 		if err != nil {
 			writeRefusal(w, err)
 			return
 		}
-		for param, prop := range info.path {
-			args[prop], _ = json.Marshal(r.PathValue(param))
+		for param, prop := range info.Path {
+			outside[prop] = r.PathValue(param)
 		}
-		var in In
-		if len(args) > 0 {
-			raw, _ := json.Marshal(args)
-			if err := json.Unmarshal(raw, &in); err != nil {
-				writeRefusal(w, refuse(http.StatusBadRequest, "invalid %s: %v; nothing was written", "request", err))
-				return
-			}
+		in, err := op.Decode(withMembers(raw, outside))
+		if err != nil {
+			writeRefusal(w, refuse(http.StatusBadRequest, "invalid %s: %v; nothing was written", "request", err))
+			return
 		}
 		if version != 0 {
-			setIfVersion(&in, version)
+			setIfVersion(in, version)
 		}
-		out, err := use(s.svc)(r.Context(), in)
-		board.Observe(r.Context(), out, err) // the request's log line and metrics
+		out, err := op.Call(r.Context(), s.svc, in)
 		if err != nil {
 			writeProblem(w, err)
 			return
 		}
-		body, err := boundedJSON(&out)
+		body, err := boundedJSON(out)
 		if err != nil {
 			writeProblem(w, err) // internal: no result the board allows is this large
 			return
@@ -141,15 +127,40 @@ func useCaseRoute[In, Out any](method, pattern string, info specInfo, use func(*
 		if headers != nil {
 			headers(r, w.Header(), out)
 		}
-		if info.retryAfter {
+		if info.Link {
+			nextLink(r, w.Header(), out)
+		}
+		if info.RetryAfter {
 			setRetryAfter(s, w.Header(), out)
 		}
-		if rp, ok := any(out).(interface{ WasReplayed() bool }); ok && rp.WasReplayed() {
+		if rp, ok := out.(interface{ WasReplayed() bool }); ok && rp.WasReplayed() {
 			w.Header().Set("Idempotent-Replayed", "true")
 		}
-		writeBody(w, info.status, body)
+		writeBody(w, info.Status, body)
 	}
-	return route{method: method, pattern: pattern, spec: info, schemas: schemas, serve: serve}
+	return route{method: info.Method, pattern: info.Pattern, spec: info, write: write, schemas: schemas, serve: serve}
+}
+
+// withMembers adds members to a JSON object as sent (raw, which the schema
+// check has made sure is one object without them), or makes an object of
+// them when there is no body: inputs that note which fields were sent
+// (update_ticket) decode the whole call at once.
+func withMembers(raw []byte, members map[string]string) []byte {
+	if len(members) == 0 {
+		return raw
+	}
+	add, _ := json.Marshal(members)
+	body := bytes.TrimSpace(raw)
+	if len(body) < 2 {
+		return add
+	}
+	rest := bytes.TrimSpace(body[1:])
+	out := make([]byte, 0, len(add)+len(body)+1)
+	out = append(out, add[:len(add)-1]...) // without its closing brace
+	if rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...)
 }
 
 // setIfVersion passes If-Match to the use cases that take it.
