@@ -4,15 +4,62 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
+// The similar-tickets lookup runs on every create, so it is built to cost
+// little: the workspace row, then one statement for all of the title's
+// words that reads only the word index (ticket numbers, no ticket row),
+// then one statement for the rows of the few candidates picked from those
+// numbers. Each statement's text is the same whatever the title, so every
+// connection prepares it once and reuses it (stmtcache.go).
+
+// similarNumbersSQL answers, for up to board.SimilarWords words, the
+// numbers of each word's newest title matches: rows of (slot, number),
+// slot i for the word bound to ?(similarWordArg+i). A slot bound to NULL
+// (the title has fewer words) is skipped before its match is even parsed:
+// its guard names no table, so SQLite tests it once ahead of the loop (and
+// FTS5 would refuse a NULL match as a syntax error). Each branch walks the
+// word's matches in the workspace's rowid range from the newest down and
+// stops at its limit.
+var similarNumbersSQL = func() string {
+	var b strings.Builder
+	for i := range board.SimilarWords {
+		if i > 0 {
+			b.WriteString("\nUNION ALL\n")
+		}
+		fmt.Fprintf(&b, `SELECT %d, n FROM (SELECT f.rowid - ?1 AS n FROM ticket_words f
+	WHERE ?%[2]d IS NOT NULL AND ticket_words MATCH ?%[2]d AND f.rowid > ?1 AND f.rowid < ?2 ORDER BY f.rowid DESC LIMIT ?3)`, i, similarWordArg+i)
+	}
+	return b.String()
+}()
+
+// similarWordArg is the parameter number of the first word in
+// similarNumbersSQL (?1 is the range's low end, ?2 its high end, ?3 the
+// limit per word).
+const similarWordArg = 4
+
+// similarRowsSQL reads the candidates' rows: up to board.SimilarCandidates
+// numbers, the slots not needed bound to NULL (which IN never matches).
+var similarRowsSQL = func() string {
+	slots := make([]string, board.SimilarCandidates)
+	for i := range slots {
+		slots[i] = fmt.Sprintf("?%d", 2+i)
+	}
+	return `SELECT ` + ticketColumns + ` FROM tickets WHERE workspace = ?1 AND number IN (` + strings.Join(slots, ", ") + `)`
+}()
+
 // SimilarCandidates reads, in one read transaction, the workspace's policy,
 // each word's newest title matches from the word index (searchschema.go),
-// and the candidate tickets board.SimilarCandidateNumbers picks.
+// and the candidate tickets board.SimilarCandidateNumbers picks: three
+// statements, two when no ticket shares enough words.
 func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]board.Ticket, error) {
+	if len(q.Words) > board.SimilarWords {
+		return nil, fmt.Errorf("similar tickets: %d words asked, at most %d are looked up", len(q.Words), board.SimilarWords)
+	}
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
@@ -29,57 +76,81 @@ func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]
 	if err := board.CheckPolicy(q.Readable, w.AIPolicy); err != nil {
 		return nil, err
 	}
-	base := wsKey << ftsShift
-	perWord := make([][]int64, len(q.Words))
-	for i, word := range q.Words {
-		rows, err := tx.QueryContext(ctx, `SELECT f.rowid - ? FROM ticket_words f
-			WHERE ticket_words MATCH ? AND f.rowid > ? AND f.rowid < ? ORDER BY f.rowid DESC LIMIT ?`,
-			base, `title_words : "`+word+`"`, base, base+1<<ftsShift, board.SimilarPerWord)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var n int64
-			if err := rows.Scan(&n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			perWord[i] = append(perWord[i], n)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+	perWord, err := similarNumbers(ctx, tx, wsKey<<ftsShift, q.Words)
+	if err != nil {
+		return nil, err
 	}
 	numbers := board.SimilarCandidateNumbers(perWord, q.Exclude)
 	if len(numbers) == 0 {
 		return nil, nil
 	}
-	args := []any{q.Workspace}
-	for _, n := range numbers {
-		args = append(args, n)
+	return similarRows(ctx, tx, q.Workspace, numbers)
+}
+
+// similarNumbers runs similarNumbersSQL for words in the workspace whose
+// word-index rowids start above base: perWord[i] are word i's numbers,
+// newest first.
+func similarNumbers(ctx context.Context, tx *sql.Tx, base int64, words []string) ([][]int64, error) {
+	args := make([]any, similarWordArg-1+board.SimilarWords)
+	args[0], args[1], args[2] = base, base+1<<ftsShift, board.SimilarPerWord
+	for i, word := range words {
+		args[similarWordArg-1+i] = `title_words : "` + word + `"`
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE workspace = ? AND number IN (?`+
-		strings.Repeat(", ?", len(numbers)-1)+`)`, args...)
+	rows, err := tx.QueryContext(ctx, similarNumbersSQL, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	byNumber := map[int64]board.Ticket{}
+	perWord := make([][]int64, len(words))
+	for rows.Next() {
+		var slot int
+		var n int64
+		if err := rows.Scan(&slot, &n); err != nil {
+			return nil, err
+		}
+		if slot < 0 || slot >= len(words) {
+			return nil, fmt.Errorf("similar tickets: the word index answered slot %d for %d words", slot, len(words))
+		}
+		perWord[slot] = append(perWord[slot], n)
+	}
+	return perWord, rows.Err()
+}
+
+// similarRows reads the tickets numbered numbers (at most
+// board.SimilarCandidates) in the workspace, in the order of numbers; a
+// number not found is left out.
+func similarRows(ctx context.Context, tx *sql.Tx, workspace string, numbers []int64) ([]board.Ticket, error) {
+	if len(numbers) > board.SimilarCandidates {
+		return nil, fmt.Errorf("similar tickets: %d candidates, at most %d are read", len(numbers), board.SimilarCandidates)
+	}
+	args := make([]any, 1+board.SimilarCandidates)
+	args[0] = workspace
+	for i, n := range numbers {
+		args[1+i] = n
+	}
+	rows, err := tx.QueryContext(ctx, similarRowsSQL, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	found := make([]board.Ticket, 0, len(numbers))
 	for rows.Next() {
 		t, err := scanTicket(rows)
 		if err != nil {
 			return nil, err
 		}
-		byNumber[t.Number] = t
+		found = append(found, t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]board.Ticket, 0, len(numbers))
+	out := make([]board.Ticket, 0, len(found))
 	for _, n := range numbers {
-		if t, ok := byNumber[n]; ok {
-			out = append(out, t)
+		for _, t := range found {
+			if t.Number == n {
+				out = append(out, t)
+				break
+			}
 		}
 	}
 	return out, nil

@@ -29,10 +29,10 @@ func scanTicket(row scanner, extra ...any) (board.Ticket, error) {
 		return t, err
 	}
 	t.Owner, t.Due = stringPtr(owner), stringPtr(due)
-	if err := json.Unmarshal([]byte(tags), &t.Tags); err != nil {
+	if err := scanJSONList(tags, &t.Tags); err != nil {
 		return t, err
 	}
-	if err := json.Unmarshal([]byte(links), &t.Links); err != nil {
+	if err := scanJSONList(links, &t.Links); err != nil {
 		return t, err
 	}
 	if t.CreatedAt, err = parseTime(created); err != nil {
@@ -64,6 +64,18 @@ func ticketArgs(t board.Ticket) ([]any, error) {
 	return []any{t.ID, t.Workspace, t.Number, t.Title, t.Body, string(t.Status), string(t.Priority),
 		nullString(t.Owner), nullString(t.Due), tags, links, t.CreatedBy,
 		formatTime(t.CreatedAt), formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.URL, t.Version, t.CreatedFor}, nil
+}
+
+// scanJSONList decodes a list column (jsonList's JSON) into list. Most
+// tickets have no tags or links, and every read of a ticket (a create's
+// similar lookup reads ten) decodes both, so the empty list skips the
+// JSON decoder; it decodes to an empty list, as the decoder would.
+func scanJSONList[T any](column string, list *[]T) error {
+	if column == "[]" {
+		*list = []T{}
+		return nil
+	}
+	return json.Unmarshal([]byte(column), list)
 }
 
 // jsonList is a list column's JSON; most tickets have no tags or links.
