@@ -32,13 +32,14 @@ func annotations(op operations.Operation) *mcp.ToolAnnotations {
 func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 	for _, op := range operations.All() {
 		if op.Tool != nil {
-			add(s, svc, who, op)
+			addTool(s, svc, who, op)
 		}
 	}
 }
 
-// add registers a use case as a typed tool: its input and output schemas are
-// inferred from In and Out, the principal comes from the transport, and
+// addTool registers an operation as a typed tool: its input and output
+// schemas are inferred from the operation's types, the principal comes
+// from the transport, and
 // errors come back as tool errors (isError) with the domain's message, which
 // says what to do next.
 //
@@ -49,12 +50,11 @@ func registerTools(s *mcp.Server, svc *board.Service, who PrincipalFunc) {
 // every call: they are Go values of the type the schema was inferred from,
 // and TestOutputsMatchTheirSchemas checks real outputs against it.
 //
-// The input schema is handed to the SDK already encoded: on 2026-07-28 the
-// SDK looks for x-mcp-header annotations in it on every tools/call by
-// encoding and decoding it again, and encoding a *jsonschema.Schema (by
-// reflection) was the largest single cost of a create_ticket call (about
-// 15% of the server's CPU); encoded JSON only has to be parsed.
-func add(s *mcp.Server, svc *board.Service, who PrincipalFunc, op operations.Operation) {
+// The input schema is handed to the SDK already encoded: the SDK looks for
+// header annotations in it on every tools/call by encoding and decoding it
+// again, and encoding a *jsonschema.Schema by reflection is costly
+// (docs/benchmarks.md); encoded JSON only has to be parsed.
+func addTool(s *mcp.Server, svc *board.Service, who PrincipalFunc, op operations.Operation) {
 	t := &mcp.Tool{Name: op.Tool.Name, Description: op.Tool.Description, Annotations: annotations(op)}
 	inSchema, outSchema := op.InputSchema(), op.OutputSchema()
 	inJSON, err := json.Marshal(inSchema)
