@@ -77,40 +77,30 @@ func TestDocumentationLinksResolve(t *testing.T) {
 
 // withoutCode blanks fenced code blocks and inline code, where brackets
 // are code, not links.
-func withoutCode(s string) string {
-	var b strings.Builder
-	fenced := false
-	for _, line := range strings.SplitAfter(s, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
-			b.WriteString("\n")
-			continue
-		}
-		if fenced {
-			b.WriteString("\n")
-			continue
-		}
-		b.WriteString(inlineCode.ReplaceAllString(line, "``"))
-	}
-	return b.String()
-}
-
-var inlineCode = regexp.MustCompile("`[^`]*`")
+func withoutCode(s string) string { return blankCode(s, true) }
 
 // withoutFences blanks fenced code blocks only: a heading's inline code is
 // part of its anchor.
-func withoutFences(s string) string {
+func withoutFences(s string) string { return blankCode(s, false) }
+
+var inlineCode = regexp.MustCompile("`[^`]*`")
+
+func blankCode(s string, inline bool) string {
 	var b strings.Builder
 	fenced := false
 	for _, line := range strings.SplitAfter(s, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+		fence := strings.HasPrefix(strings.TrimSpace(line), "```")
+		if fence {
 			fenced = !fenced
 		}
-		if fenced || strings.HasPrefix(strings.TrimSpace(line), "```") {
+		switch {
+		case fence || fenced:
 			b.WriteString("\n")
-			continue
+		case inline:
+			b.WriteString(inlineCode.ReplaceAllString(line, "``"))
+		default:
+			b.WriteString(line)
 		}
-		b.WriteString(line)
 	}
 	return b.String()
 }
