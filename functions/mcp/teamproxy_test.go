@@ -317,7 +317,8 @@ func stopProcess(t *testing.T, cmd *exec.Cmd, exited <-chan error) {
 
 // The binary itself applies the listen rules before it opens anything:
 // off loopback, loopback mode and plain-HTTP required mode stop with the
-// reason (exit 1); required mode with an https public URL serves.
+// reason (exit 1), as does required mode on loopback with a plain-HTTP
+// public name; required mode with an https public URL serves.
 func TestTeamServerListenRulesInTheBinary(t *testing.T) {
 	bin := buildServer(t)
 	base := []string{"LEDGER_DATA=" + t.TempDir(), "LEDGER_STORE=sqlite", "LEDGER_ADDR=0.0.0.0:0"}
@@ -328,6 +329,8 @@ func TestTeamServerListenRulesInTheBinary(t *testing.T) {
 	}{
 		{"loopback mode", []string{"LEDGER_AUTH=loopback"}, "is not a loopback address"},
 		{"required mode, plain HTTP", []string{"LEDGER_AUTH=required", "LEDGER_BASE_URL=http://board.example.com"}, "would cross the network in clear"},
+		{"required mode on loopback, a plain HTTP public name", []string{"LEDGER_AUTH=required", "LEDGER_ADDR=127.0.0.1:0", "LEDGER_BASE_URL=http://board.example.com"},
+			`http://board.example.com\" is not https`},
 		{"a bad proxy list", []string{"LEDGER_AUTH=required", "LEDGER_BASE_URL=https://board.example.com", "LEDGER_TRUSTED_PROXIES=10.0.0.0/33"}, "not a CIDR"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -337,7 +340,7 @@ func TestTeamServerListenRulesInTheBinary(t *testing.T) {
 		cancel()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), c.want) {
-			t.Errorf("%s off loopback: %v\n%s\nwant exit 1 saying %q", c.name, err, out, c.want)
+			t.Errorf("%s: %v\n%s\nwant exit 1 saying %q", c.name, err, out, c.want)
 		}
 	}
 
