@@ -144,6 +144,18 @@ func (c config) publicHostChecked() bool {
 	return c.Auth == auth.ModeRequired && c.BaseURLSet && !c.lambda
 }
 
+// loopbackHostChecked says whether the server answers only to loopback
+// names: required mode listening on loopback without LEDGER_BASE_URL (make
+// run with LEDGER_AUTH=required), where no public name is known. Not on
+// Lambda.
+func (c config) loopbackHostChecked() bool {
+	if c.Auth != auth.ModeRequired || c.BaseURLSet || c.lambda {
+		return false
+	}
+	host, _, err := net.SplitHostPort(c.Addr)
+	return err == nil && edge.IsLoopbackHost(host)
+}
+
 // plainHTTPCookie says whether people reach the board over plain HTTP off
 // loopback (LEDGER_ALLOW_PLAIN_HTTP), where browsers drop Secure cookies:
 // loopback counts as secure to them, so make run keeps the __Host- cookie.
