@@ -53,6 +53,17 @@ func TestBackupCommandBesideARunningServer(t *testing.T) {
 	if n, _ := strconv.Atoi(m[3]); n < len(created) {
 		t.Fatalf("backup says %s tickets, want at least %d", m[3], len(created))
 	}
+	// The copy holds what the store holds: its owner's alone, as the
+	// store's own file is.
+	for _, f := range []string{dest, filepath.Join(data, sqliteFileName)} {
+		info, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: mode %v, want 0600", f, info.Mode())
+		}
+	}
 	if _, errOut, code := backup(t, bin, env, dest); code != exitFailed || !regexp.MustCompile(`never overwrites`).MatchString(errOut) {
 		t.Fatalf("a second backup to the same file: exit %d, stderr %q", code, errOut)
 	}

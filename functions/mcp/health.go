@@ -13,6 +13,10 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
+// healthPath is the health check's path, the one route a team server
+// answers on any Host (routes.go).
+const healthPath = "/healthz"
+
 // How /healthz checks the store: one small read (board.Pinger) bounded by
 // healthTimeout, and the answer kept for healthTTL, since the route is
 // public and a flood of checks must not become a flood of reads.

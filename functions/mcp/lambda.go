@@ -108,6 +108,9 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 		return nil, errors.New("in Lambda every request needs a credential (LEDGER_AUTH=required): the function is reachable from the internet, " +
 			"so the credential-free loopback mode is refused")
 	}
+	if err := checkPublicURL(cfg); err != nil {
+		return nil, err
+	}
 	cfg.metricsOut = metricsWriter(getenv, lambdaStdout)
 	cfg.lambda = true
 	store := openingstore.InBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {

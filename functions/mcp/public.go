@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
+	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 )
 
 // The settings of a server reached through a reverse proxy (README, "Run it
@@ -76,26 +77,30 @@ func parseTrustedProxies(raw string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// checkListen decides whether the server may listen on addr. Loopback mode
-// has no sign-in, so it stays on loopback addresses. Required mode may
-// listen anywhere, but off loopback only behind https (a TLS-terminating
-// proxy named by LEDGER_BASE_URL) unless plain HTTP was allowed on purpose:
-// otherwise passwords, session cookies and tokens cross the network in
-// clear.
+// checkListen decides whether the server may start on addr with its
+// public URL. Loopback mode has no sign-in, so it stays on loopback
+// addresses. Required mode may listen anywhere, but its public URL must be
+// https (checkPublicURL), and off loopback it needs that https URL unless
+// plain HTTP was allowed on purpose: otherwise passwords, session cookies
+// and tokens cross the network in clear.
 func checkListen(cfg config) error {
 	host, _, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("LEDGER_ADDR=%q is not host:port: %w", cfg.Addr, err)
 	}
 	ip := net.ParseIP(host)
-	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
-		return nil
-	}
+	onLoopback := host == "localhost" || (ip != nil && ip.IsLoopback())
 	if cfg.Auth != auth.ModeRequired {
+		if onLoopback {
+			return nil
+		}
 		return fmt.Errorf("LEDGER_ADDR=%q is not a loopback address; in LEDGER_AUTH=loopback mode nobody signs in, so the server only listens on 127.0.0.1, ::1 or localhost "+
 			"(to serve a team, use LEDGER_AUTH=required behind an https proxy: README, \"Run it for a team\")", cfg.Addr)
 	}
-	if cfg.AllowPlainHTTP || (cfg.BaseURLSet && strings.HasPrefix(cfg.BaseURL, "https://")) {
+	if err := checkPublicURL(cfg); err != nil {
+		return err
+	}
+	if onLoopback || cfg.AllowPlainHTTP || (cfg.BaseURLSet && strings.HasPrefix(cfg.BaseURL, "https://")) {
 		return nil
 	}
 	why := "LEDGER_BASE_URL is not set"
@@ -108,12 +113,47 @@ func checkListen(cfg config) error {
 		"or set " + envAllowPlainHTTP + "=1 if the network itself is trusted")
 }
 
+// checkPublicURL refuses, in required mode, a LEDGER_BASE_URL that is
+// plain http and names another machine, unless plain HTTP was allowed on
+// purpose. The listen address does not matter: a proxy on the same machine
+// forwards to a loopback listener, and the people who sign in still reach
+// that public URL over the network, where the password and the session
+// cookie (not Secure over http) would cross in clear. A loopback URL is
+// kept: nothing leaves the machine, and browsers count loopback as secure.
+func checkPublicURL(cfg config) error {
+	if cfg.Auth != auth.ModeRequired || !cfg.BaseURLSet || cfg.AllowPlainHTTP {
+		return nil
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return fmt.Errorf("LEDGER_BASE_URL=%q is not a URL: %w", cfg.BaseURL, err)
+	}
+	if u.Scheme == "https" || edge.IsLoopbackHost(u.Host) {
+		return nil
+	}
+	return fmt.Errorf("LEDGER_BASE_URL=%q is not https: people's passwords, session cookies and tokens would cross the network in clear "+
+		"on their way to it, whatever address the server listens on. Put a TLS-terminating proxy in front and set LEDGER_BASE_URL=https://<its name>, "+
+		"or set %s=1 if the network itself is trusted", cfg.BaseURL, envAllowPlainHTTP)
+}
+
 // publicHostChecked says whether the server answers only to the host of
 // LEDGER_BASE_URL: a team server in required mode that was told its public
 // URL. Not on Lambda, where the API's own name and a custom domain both
 // reach the function; not in loopback mode, which has its own check.
 func (c config) publicHostChecked() bool {
 	return c.Auth == auth.ModeRequired && c.BaseURLSet && !c.lambda
+}
+
+// loopbackHostChecked says whether the server answers only to loopback
+// names: required mode listening on loopback without LEDGER_BASE_URL (make
+// run with LEDGER_AUTH=required), where no public name is known. Not on
+// Lambda.
+func (c config) loopbackHostChecked() bool {
+	if c.Auth != auth.ModeRequired || c.BaseURLSet || c.lambda {
+		return false
+	}
+	host, _, err := net.SplitHostPort(c.Addr)
+	return err == nil && edge.IsLoopbackHost(host)
 }
 
 // plainHTTPCookie says whether people reach the board over plain HTTP off
@@ -124,7 +164,19 @@ func (c config) plainHTTPCookie() bool {
 	if c.Auth != auth.ModeRequired || err != nil || u.Scheme != "http" {
 		return false
 	}
-	h := u.Hostname()
-	ip := net.ParseIP(h)
-	return !(strings.EqualFold(h, "localhost") || (ip != nil && ip.IsLoopback()))
+	return !edge.IsLoopbackHost(u.Host)
+}
+
+// plainHTTPWarning is what the server logs at start when people sign in
+// over plain HTTP off loopback, "" when they do not. It names
+// LEDGER_ALLOW_PLAIN_HTTP only when that was what allowed it.
+func (c config) plainHTTPWarning() string {
+	if !c.plainHTTPCookie() {
+		return ""
+	}
+	msg := "people sign in over plain HTTP at " + c.BaseURL + ": passwords, sessions and tokens cross the network in clear"
+	if c.AllowPlainHTTP {
+		msg += " (allowed by " + envAllowPlainHTTP + "=1)"
+	}
+	return msg
 }

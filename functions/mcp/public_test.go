@@ -1,10 +1,13 @@
 package main
 
 import (
+	"log/slog"
 	"net/netip"
 	"slices"
 	"strings"
 	"testing"
+
+	ledgerauth "github.com/ticket-ledger/ticket-ledger/internal/auth"
 )
 
 // Loopback mode has no sign-in: it refuses every address off loopback,
@@ -71,10 +74,97 @@ func TestTeamRequiredModeListens(t *testing.T) {
 		})
 	}
 	// On loopback, required mode needs nothing more (make run, a proxy on
-	// the same machine).
-	cfg, err := loadConfig(env(map[string]string{"LEDGER_AUTH": "required", "LEDGER_BASE_URL": "http://board.example.com"}))
+	// the same machine forwarding an https name).
+	for _, base := range []string{"", "https://board.example.com"} {
+		cfg, err := loadConfig(env(map[string]string{"LEDGER_AUTH": "required", "LEDGER_BASE_URL": base}))
+		if err != nil || checkListen(cfg) != nil {
+			t.Fatalf("required mode on the default loopback address, LEDGER_BASE_URL=%q: %v, %v", base, err, checkListen(cfg))
+		}
+	}
+}
+
+// A plain-http public URL naming another machine was accepted when the
+// server listened on loopback (a proxy on the same machine, README's
+// layout): people then signed in over the network in clear, with a
+// session cookie without Secure. In required mode such a URL is refused
+// whatever the listen address, unless plain HTTP is allowed on purpose; a
+// loopback URL stays allowed (nothing crosses a network), and the cookie
+// is Secure whenever the public URL is https or loopback.
+func TestTeamPlainHTTPPublicURLRefusedOnLoopbackToo(t *testing.T) {
+	for _, c := range []struct {
+		name, addr, base, allow string
+		refused                 bool
+		secure                  bool // the session cookie, when accepted
+	}{
+		{"plain http name, loopback listener", "127.0.0.1:8080", "http://board.example.com", "", true, false},
+		{"plain http name, ::1 listener", "[::1]:8080", "http://board.example.com:8080", "", true, false},
+		{"plain http name, localhost listener, allowance off", "localhost:8080", "http://board.lan", "0", true, false},
+		{"plain http name, every address", "0.0.0.0:8080", "http://board.example.com", "", true, false},
+		{"plain http name allowed on purpose", "127.0.0.1:8080", "http://board.lan:8080", "1", false, false},
+		{"https name, loopback listener", "127.0.0.1:8080", "https://board.example.com", "", false, true},
+		{"loopback address", "127.0.0.1:8080", "http://127.0.0.1:8080", "", false, true},
+		{"localhost", "127.0.0.1:8080", "http://localhost:8080", "", false, true},
+		{"::1", "[::1]:8080", "http://[::1]:8080", "", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := loadConfig(env(map[string]string{"LEDGER_AUTH": "required", "LEDGER_ADDR": c.addr, "LEDGER_BASE_URL": c.base,
+				"LEDGER_ALLOW_PLAIN_HTTP": c.allow}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = checkListen(cfg)
+			if c.refused {
+				if err == nil {
+					t.Fatalf("LEDGER_BASE_URL=%s on %s started; want a refusal", c.base, c.addr)
+				}
+				for _, part := range []string{`LEDGER_BASE_URL="` + c.base + `" is not https`, "would cross the network in clear", "LEDGER_ALLOW_PLAIN_HTTP=1", "LEDGER_BASE_URL=https://"} {
+					if !strings.Contains(err.Error(), part) {
+						t.Errorf("refusal %q does not say %q", err, part)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if got := !cfg.plainHTTPCookie(); got != c.secure {
+				t.Errorf("session cookie Secure = %v, want %v", got, c.secure)
+			}
+		})
+	}
+	// Loopback mode has no sign-in and no cookie to protect: its links may
+	// name any host.
+	cfg, err := loadConfig(env(map[string]string{"LEDGER_BASE_URL": "http://board.example.com"}))
 	if err != nil || checkListen(cfg) != nil {
-		t.Fatalf("required mode on the default loopback address: %v, %v", err, checkListen(cfg))
+		t.Fatalf("loopback mode with a plain http LEDGER_BASE_URL: %v, %v", err, checkListen(cfg))
+	}
+}
+
+// The warning a server logs when people sign in over plain HTTP names
+// LEDGER_ALLOW_PLAIN_HTTP only when it was set: it used to claim so for a
+// server that had started without it.
+func TestTeamPlainHTTPWarningNamesTheAllowanceOnlyWhenSet(t *testing.T) {
+	for _, c := range []struct {
+		cfg  config
+		want string // "" no warning; else part of it
+		not  string // must not appear
+	}{
+		{config{Auth: ledgerauth.ModeRequired, BaseURL: "http://board.lan:8080", BaseURLSet: true, AllowPlainHTTP: true}, "(allowed by LEDGER_ALLOW_PLAIN_HTTP=1)", ""},
+		{config{Auth: ledgerauth.ModeRequired, BaseURL: "http://0.0.0.0:8080", AllowPlainHTTP: true}, "plain HTTP at http://0.0.0.0:8080", ""},
+		{config{Auth: ledgerauth.ModeRequired, BaseURL: "http://board.lan", BaseURLSet: true, lambda: true}, "plain HTTP at http://board.lan", "LEDGER_ALLOW_PLAIN_HTTP"},
+		{config{Auth: ledgerauth.ModeRequired, BaseURL: "https://board.example.com", BaseURLSet: true, AllowPlainHTTP: true}, "", ""},
+		{config{Auth: ledgerauth.ModeRequired, BaseURL: "http://127.0.0.1:8080", AllowPlainHTTP: true}, "", ""},
+		{config{Auth: ledgerauth.ModeLoopback, BaseURL: "http://board.lan", BaseURLSet: true}, "", ""},
+	} {
+		got := c.cfg.plainHTTPWarning()
+		switch {
+		case c.want == "" && got != "":
+			t.Errorf("%s (allowed %v): warned %q, want nothing", c.cfg.BaseURL, c.cfg.AllowPlainHTTP, got)
+		case c.want != "" && !strings.Contains(got, c.want):
+			t.Errorf("%s (allowed %v): warned %q, want it to say %q", c.cfg.BaseURL, c.cfg.AllowPlainHTTP, got, c.want)
+		case c.not != "" && strings.Contains(got, c.not):
+			t.Errorf("%s (allowed %v): warned %q, which names %s although it was not set", c.cfg.BaseURL, c.cfg.AllowPlainHTTP, got, c.not)
+		}
 	}
 }
 
@@ -128,5 +218,15 @@ func TestTeamTrustedProxiesAreChecked(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "LEDGER_TRUSTED_PROXIES") || !strings.Contains(err.Error(), strings.TrimSpace(bad)) || !strings.Contains(err.Error(), "not a CIDR") {
 			t.Errorf("LEDGER_TRUSTED_PROXIES with %q: %v, want a refusal naming it", bad, err)
 		}
+	}
+}
+
+// Lambda holds LEDGER_BASE_URL to the same rule before it opens anything:
+// a plain-http custom domain would otherwise give people a session cookie
+// without Secure.
+func TestTeamLambdaRefusesAPlainHTTPPublicURL(t *testing.T) {
+	_, err := newLambdaFunction(t.Context(), lambdaGetenv(mapEnv(map[string]string{envBaseURL: "http://board.example.com"})), slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), `LEDGER_BASE_URL="http://board.example.com" is not https`) {
+		t.Fatalf("Lambda with a plain-http LEDGER_BASE_URL: %v, want a refusal", err)
 	}
 }

@@ -90,7 +90,8 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.mcp().ServeHTTP(w, r) })))
 	// REST: the same use cases and resolver, JSON in and out.
 	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins}))
-	mux.Handle("GET /healthz", newHealth(store, log).withTasks(cfg.tasks))
+	healthz := newHealth(store, log).withTasks(cfg.tasks)
+	mux.Handle("GET "+healthPath, healthz)
 	if authServer != nil {
 		// Metadata, registration, token and revocation; the approval page
 		// (the authorization endpoint) is the board's.
@@ -115,19 +116,43 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 			})
 		}
-		h = checked
+		h = healthOnAnyHost(healthz, checked)
+	case cfg.loopbackHostChecked():
+		// Required mode on loopback without a public URL: sign-in and
+		// registration are open to whoever reaches them, so a
+		// DNS-rebinding page must not, as in loopback mode.
+		h = healthOnAnyHost(healthz, edge.LoopbackHostOnly(h))
 	}
 	// Forwarded headers are read (or dropped) before any check or surface
 	// sees the request: the Host checks above see the name the client
 	// asked the proxy for, the per-client limits its address.
 	trusted := cfg.TrustedProxies
-	if cfg.Auth == auth.ModeLoopback {
-		// Nobody signs in, so the loopback Host check is all that keeps a
-		// DNS-rebinding page out; a page may send X-Forwarded-Host from the
-		// loopback address itself, so no proxy is believed in this mode.
+	if cfg.Auth == auth.ModeLoopback || cfg.loopbackHostChecked() {
+		// The loopback Host check is what keeps a DNS-rebinding page out;
+		// a page may send X-Forwarded-Host from the loopback address
+		// itself, so no proxy is believed behind that check. (A proxy
+		// forwarding a public name needs LEDGER_BASE_URL, which replaces
+		// this check with the public-host one.)
 		trusted = nil
 	}
 	h = edge.TrustProxies(trusted, h)
 	a.Handler = observed(cfg, log, h)
 	return a
+}
+
+// healthOnAnyHost serves GET (and HEAD) /healthz with health whatever the
+// Host, and everything else through checked. Load balancers, a proxy's
+// active health checks, systemd and Kubernetes probes call an instance by
+// its address, not by the public name; the answer reveals nothing (the
+// store is reachable or not, with no cause). Only that exact path and
+// method skip the check: any other request, /healthz with another method
+// included, still gets the Host check's 421.
+func healthOnAnyHost(health, checked http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == healthPath && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			health.ServeHTTP(w, r)
+			return
+		}
+		checked.ServeHTTP(w, r)
+	})
 }

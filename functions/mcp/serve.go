@@ -69,8 +69,8 @@ func run(log *slog.Logger) error {
 	if cfg.publicHostChecked() {
 		announce(log, fmt.Sprintf("ticket-ledger answers as %s/ only (LEDGER_BASE_URL); trusted proxies: %v", cfg.BaseURL, cfg.TrustedProxies))
 	}
-	if cfg.plainHTTPCookie() {
-		log.Warn("people sign in over plain HTTP (LEDGER_ALLOW_PLAIN_HTTP): passwords, sessions and tokens cross the network in clear")
+	if warning := cfg.plainHTTPWarning(); warning != "" {
+		log.Warn(warning)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

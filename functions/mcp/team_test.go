@@ -72,8 +72,8 @@ func TestTeamHostAndOriginChecks(t *testing.T) {
 		{"a foreign name forwarded by the trusted proxy", "board.example.com", proxy, []string{"X-Forwarded-Host", "evil.example"}, http.StatusMisdirectedRequest},
 		{"forwarded by an untrusted peer", "127.0.0.1:8080", direct, []string{"X-Forwarded-Host", "board.example.com"}, http.StatusMisdirectedRequest},
 	} {
-		if rec := serve(h, teamRequest(http.MethodGet, "/healthz", c.host, c.peer, "", c.headers...)); rec.Code != c.want {
-			t.Errorf("%s: /healthz answered %d, want %d\n%s", c.name, rec.Code, c.want, rec.Body.String())
+		if rec := serve(h, teamRequest(http.MethodGet, "/signin", c.host, c.peer, "", c.headers...)); rec.Code != c.want {
+			t.Errorf("%s: /signin answered %d, want %d\n%s", c.name, rec.Code, c.want, rec.Body.String())
 		}
 	}
 	signIn := url.Values{"handle": {"nobody"}, "password": {"not the password"}}.Encode()
@@ -119,6 +119,36 @@ func TestTeamHostAndOriginChecks(t *testing.T) {
 			"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Authorization", "Bearer "+made.Secret, "Origin", origin))
 		if rec.Code != want {
 			t.Errorf("/mcp from %s with a token: %d, want %d\n%s", origin, rec.Code, want, rec.Body.String())
+		}
+	}
+}
+
+// /healthz answered 421 to any Host but the public name, so a load
+// balancer, Caddy's active health check or a systemd or Kubernetes probe,
+// which call the instance by its address, saw a healthy server as down.
+// It answers on any Host now (it reveals nothing); every other path, and
+// /healthz with any other method, keeps the 421.
+func TestTeamHealthzAnswersOnAnyHost(t *testing.T) {
+	h, _ := teamHandler(t)
+	const direct = "198.51.100.7:5000"
+	for _, host := range []string{"board.example.com", "127.0.0.1:8080", "10.0.0.7:8080", "[::1]:8080", "evil.example", ""} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			rec := serve(h, teamRequest(method, "/healthz", host, direct, ""))
+			if rec.Code != http.StatusOK || (method == http.MethodGet && !strings.Contains(rec.Body.String(), `"status":"ok"`)) {
+				t.Errorf("%s /healthz with Host %q: %d %s, want 200 ok", method, host, rec.Code, rec.Body.String())
+			}
+		}
+		if host == "board.example.com" {
+			continue
+		}
+		for _, c := range []struct{ method, path string }{
+			{http.MethodPost, "/healthz"}, {http.MethodGet, "/healthz/"}, {http.MethodGet, "/healthz/x"}, {http.MethodGet, "/signin"},
+			{http.MethodGet, "/"}, {http.MethodGet, "/.well-known/oauth-authorization-server"}, {http.MethodGet, "/api/v1/workspaces"},
+			{http.MethodPost, "/oauth/register"},
+		} {
+			if rec := serve(h, teamRequest(c.method, c.path, host, direct, "")); rec.Code != http.StatusMisdirectedRequest {
+				t.Errorf("%s %s with Host %q: %d, want 421", c.method, c.path, host, rec.Code)
+			}
 		}
 	}
 }

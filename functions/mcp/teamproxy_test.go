@@ -39,11 +39,32 @@ import (
 // skipping it (make test sets it, after scripts/prereqs.sh installed caddy).
 const envRequireCaddy = "LEDGER_REQUIRE_CADDY"
 
+// Caddy also runs active health checks on the server, as a load balancer
+// would: it asks /healthz by the upstream's own address, not the public
+// name, and the server answers them (it answered 421 before, which would
+// take it out of Caddy's rotation).
 func TestTeamBehindCaddy(t *testing.T) {
 	caddy := caddyPath(t)
 	port := freePort(t)
 	public := fmt.Sprintf("https://127.0.0.1:%d", port)
-	upstream := startTeamLedger(t, public)
+	publicHost := strings.TrimPrefix(public, "https://")
+	// Each /healthz that did not come as the public name (Caddy's own
+	// checks) reports the status it got.
+	probes := make(chan int, 64)
+	upstream := startTeamLedgerWith(t, public, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != healthPath || r.Host == publicHost {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+			next.ServeHTTP(rec, r)
+			select {
+			case probes <- rec.status:
+			default:
+			}
+		})
+	})
 	dir := t.TempDir()
 	// admin off and no redirect listener: nothing binds a fixed port (other
 	// tests may run a Caddy at the same time); the internal CA lives in the
@@ -59,7 +80,11 @@ func TestTeamBehindCaddy(t *testing.T) {
 
 %s {
 	tls internal
-	reverse_proxy %s
+	reverse_proxy %s {
+		health_uri /healthz
+		health_interval 250ms
+		health_timeout 5s
+	}
 }
 `, freePort(t), port, filepath.Join(dir, "storage"), public, upstream)
 	config := filepath.Join(dir, "Caddyfile")
@@ -79,8 +104,27 @@ func TestTeamBehindCaddy(t *testing.T) {
 	go func() { exited <- cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { stopProcess(t, cmd, exited) })
 	waitHealthy(t, public, exited, &out)
+	select {
+	case status := <-probes:
+		if status != http.StatusOK {
+			t.Fatalf("Caddy's active health check of %s got %d, want 200\n%s", upstream, status, &out)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Caddy ran no active health check within 30 s\n%s", &out)
+	}
 	checkPublicDiscovery(t, public)
 	signInThroughProxy(t, public)
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
 }
 
 func TestTeamBehindGoReverseProxy(t *testing.T) {
@@ -111,6 +155,13 @@ func TestTeamBehindGoReverseProxy(t *testing.T) {
 // It returns the address the proxy forwards to.
 func startTeamLedger(t *testing.T, public string) string {
 	t.Helper()
+	return startTeamLedgerWith(t, public, func(h http.Handler) http.Handler { return h })
+}
+
+// startTeamLedgerWith is startTeamLedger with wrap around the server's
+// handler, for a test that watches what reaches it.
+func startTeamLedgerWith(t *testing.T, public string, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
 	cfg, err := loadConfig(env(map[string]string{"LEDGER_AUTH": "required", "LEDGER_ADDR": "127.0.0.1:0", "LEDGER_BASE_URL": public,
 		"LEDGER_TRUSTED_PROXIES": "127.0.0.1/32"}))
 	if err != nil {
@@ -133,7 +184,7 @@ func startTeamLedger(t *testing.T, public string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newHTTPServer(h, defaultLimits)
+	srv := newHTTPServer(wrap(h), defaultLimits)
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
@@ -317,7 +368,8 @@ func stopProcess(t *testing.T, cmd *exec.Cmd, exited <-chan error) {
 
 // The binary itself applies the listen rules before it opens anything:
 // off loopback, loopback mode and plain-HTTP required mode stop with the
-// reason (exit 1); required mode with an https public URL serves.
+// reason (exit 1), as does required mode on loopback with a plain-HTTP
+// public name; required mode with an https public URL serves.
 func TestTeamServerListenRulesInTheBinary(t *testing.T) {
 	bin := buildServer(t)
 	base := []string{"LEDGER_DATA=" + t.TempDir(), "LEDGER_STORE=sqlite", "LEDGER_ADDR=0.0.0.0:0"}
@@ -328,6 +380,8 @@ func TestTeamServerListenRulesInTheBinary(t *testing.T) {
 	}{
 		{"loopback mode", []string{"LEDGER_AUTH=loopback"}, "is not a loopback address"},
 		{"required mode, plain HTTP", []string{"LEDGER_AUTH=required", "LEDGER_BASE_URL=http://board.example.com"}, "would cross the network in clear"},
+		{"required mode on loopback, a plain HTTP public name", []string{"LEDGER_AUTH=required", "LEDGER_ADDR=127.0.0.1:0", "LEDGER_BASE_URL=http://board.example.com"},
+			`http://board.example.com\" is not https`},
 		{"a bad proxy list", []string{"LEDGER_AUTH=required", "LEDGER_BASE_URL=https://board.example.com", "LEDGER_TRUSTED_PROXIES=10.0.0.0/33"}, "not a CIDR"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -337,7 +391,7 @@ func TestTeamServerListenRulesInTheBinary(t *testing.T) {
 		cancel()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), c.want) {
-			t.Errorf("%s off loopback: %v\n%s\nwant exit 1 saying %q", c.name, err, out, c.want)
+			t.Errorf("%s: %v\n%s\nwant exit 1 saying %q", c.name, err, out, c.want)
 		}
 	}
 

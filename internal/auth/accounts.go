@@ -283,6 +283,26 @@ func (a *Accounts) Handles(ctx context.Context) ([]string, error) {
 // reads the person with each session. An admin cannot disable themselves,
 // so a board always keeps the admin who could undo it.
 func (a *Accounts) SetDisabled(ctx context.Context, handle string, disabled bool) error {
+	if err := mayDisable(ctx, handle, disabled); err != nil {
+		return err
+	}
+	ev := board.PersonEvent{Handle: handle, Type: board.PersonEnabled, Actor: board.PrincipalFrom(ctx).Author, At: a.now()}
+	if disabled {
+		ev.Type = board.PersonDisabled
+	}
+	err := a.store.SetPersonDisabled(ctx, handle, disabled, ev)
+	if errors.Is(err, board.ErrNotFound) {
+		return personNotFound(handle)
+	}
+	if err != nil {
+		return a.failure(err)
+	}
+	return nil
+}
+
+// mayDisable refuses what SetDisabled refuses before it writes: a caller
+// who is not an admin, a bad handle, an admin disabling themselves.
+func mayDisable(ctx context.Context, handle string, disabled bool) error {
 	if err := requireAdmin(ctx); err != nil {
 		return err
 	}
@@ -292,11 +312,18 @@ func (a *Accounts) SetDisabled(ctx context.Context, handle string, disabled bool
 	if disabled && board.PrincipalFrom(ctx).Author == "human:"+handle {
 		return board.Errorf(board.CodeInvalid, "you cannot disable yourself; ask another admin")
 	}
-	ev := board.PersonEvent{Handle: handle, Type: board.PersonEnabled, Actor: board.PrincipalFrom(ctx).Author, At: a.now()}
-	if disabled {
-		ev.Type = board.PersonDisabled
+	return nil
+}
+
+// CheckDisable refuses, without writing anything, what disabling handle
+// would refuse (SetDisabled), and an unknown handle. The board asks "Disable
+// alice?" only after it: a confirmation page is offered only for what the
+// caller may do, so a member never sees one.
+func (a *Accounts) CheckDisable(ctx context.Context, handle string) error {
+	if err := mayDisable(ctx, handle, true); err != nil {
+		return err
 	}
-	err := a.store.SetPersonDisabled(ctx, handle, disabled, ev)
+	_, err := a.store.GetPerson(ctx, handle)
 	if errors.Is(err, board.ErrNotFound) {
 		return personNotFound(handle)
 	}

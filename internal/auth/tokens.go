@@ -191,6 +191,25 @@ func (a *Accounts) Tokens(ctx context.Context, handle string) ([]board.APIToken,
 // admin. Another person's token answers as if it did not exist. It stops
 // working at the next call on every instance: every call reads the token.
 func (a *Accounts) RevokeToken(ctx context.Context, id string) (board.APIToken, error) {
+	tok, err := a.TokenToRevoke(ctx, id)
+	if err != nil {
+		return board.APIToken{}, err
+	}
+	now := a.now()
+	if err := a.store.RevokeToken(ctx, id, now); err != nil {
+		return board.APIToken{}, a.failure(err)
+	}
+	if tok.RevokedAt == nil {
+		tok.RevokedAt = &now
+	}
+	return tok, nil
+}
+
+// TokenToRevoke returns the token id names if the caller may revoke it,
+// and refuses as RevokeToken does otherwise (another person's token is
+// not_found), without revoking anything. The board asks "Revoke token …?"
+// only after it, so nobody is offered to confirm what they may not do.
+func (a *Accounts) TokenToRevoke(ctx context.Context, id string) (board.APIToken, error) {
 	p := board.PrincipalFrom(ctx)
 	gone := board.Errorf(board.CodeNotFound, "no API token has the id '%s'; see the list of tokens", id)
 	if !validTokenID(id) {
@@ -203,18 +222,11 @@ func (a *Accounts) RevokeToken(ctx context.Context, id string) (board.APIToken, 
 	if err != nil {
 		return board.APIToken{}, a.failure(err)
 	}
-	if mayManageTokens(p, tok.Handle) != nil {
+	if err := mayManageTokens(p, tok.Handle); err != nil {
 		if p.IsAI() {
-			return board.APIToken{}, mayManageTokens(p, tok.Handle)
+			return board.APIToken{}, err
 		}
 		return board.APIToken{}, gone
-	}
-	now := a.now()
-	if err := a.store.RevokeToken(ctx, id, now); err != nil {
-		return board.APIToken{}, a.failure(err)
-	}
-	if tok.RevokedAt == nil {
-		tok.RevokedAt = &now
 	}
 	return tok, nil
 }

@@ -44,6 +44,11 @@ func Backup(ctx context.Context, path, dest string) (BackupResult, error) {
 	var suffix [6]byte
 	_, _ = rand.Read(suffix[:])
 	tmp := filepath.Join(filepath.Dir(dest), "."+filepath.Base(dest)+".partial-"+hex.EncodeToString(suffix[:]))
+	// VACUUM INTO writes into an empty file that exists, keeping its
+	// mode: the copy is 0600 like the store, not SQLite's 0644.
+	if err := createPrivateFile(tmp); err != nil {
+		return BackupResult{}, fmt.Errorf("creating the copy beside %s: %w", dest, err)
+	}
 	defer os.Remove(tmp) // gone once linked; left only by a failure
 	if _, err := src.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
 		return BackupResult{}, fmt.Errorf("copying %s: %w", path, err)

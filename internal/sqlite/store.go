@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -54,7 +53,7 @@ func OpenDir(ctx context.Context, dir string) (*Store, error) {
 
 // OpenDirWith is OpenDir with options.
 func OpenDirWith(ctx context.Context, dir string, o Options) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := makePrivateDir(dir); err != nil {
 		return nil, fmt.Errorf("creating data directory %s: %w", dir, err)
 	}
 	return OpenWith(ctx, filepath.Join(dir, FileName), o)
@@ -90,6 +89,10 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	q.Set("_txlock", "immediate") // take the write lock at BEGIN: no upgrade deadlocks
 	if err := registerFunctions(); err != nil {
 		return nil, err
+	}
+	// Created here rather than by SQLite, which would make it 0644.
+	if err := createPrivateFile(path); err != nil {
+		return nil, fmt.Errorf("creating the store's file: %w", err)
 	}
 	connector, err := modernc.NewConnector("file:" + path + "?" + q.Encode())
 	if err != nil {

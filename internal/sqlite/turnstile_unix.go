@@ -9,7 +9,10 @@ import (
 
 func openTurnstile(dbPath string) (*turnstile, error) {
 	path := dbPath + "-turn"
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err := createPrivateFile(path); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -81,8 +81,15 @@ func (s *Server) invitePerson(w http.ResponseWriter, r *http.Request) {
 func (s *Server) setDisabled(disabled bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		handle := r.PathValue("handle")
-		// Disabling signs a person out everywhere: confirmed first.
-		// Enabling undoes nothing anyone would regret.
+		// Disabling signs a person out everywhere: confirmed first, and
+		// only once the caller may do it (a member is refused, never
+		// asked). Enabling undoes nothing anyone would regret.
+		if disabled {
+			if err := s.cfg.Accounts.CheckDisable(r.Context(), handle); err != nil {
+				s.showPeople(w, r, statusOf(err), message(err), "", "", nil)
+				return
+			}
+		}
 		if disabled && !s.confirmed(w, r, confirmData{Question: "Disable " + handle + "?",
 			Effect: handle + " is signed out everywhere at once, and their tokens and connected agents stop working. Enabling them again later revives none of their sessions.",
 			Action: "/people/" + handle + "/disable", Button: "Disable " + handle, Cancel: "/people"}) {

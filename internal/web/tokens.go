@@ -57,9 +57,14 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 }
 
 // revokeToken revokes one of the person's tokens, once confirmed: whatever
-// uses it stops working at its next call, for good.
+// uses it stops working at its next call, for good. Someone else's token
+// is refused as unknown before any confirmation page.
 func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if _, err := s.cfg.Accounts.TokenToRevoke(r.Context(), id); err != nil {
+		s.showTokens(w, r, statusOf(err), message(err), auth.CreatedToken{}, nil)
+		return
+	}
 	if !s.confirmed(w, r, confirmData{Question: "Revoke token " + id + "?",
 		Effect: "Whatever uses this token (Claude Code, a script) is refused from its next call on. A revoked token cannot be used again; make a new one if you need one.",
 		Action: "/tokens/" + id + "/revoke", Button: "Revoke the token", Cancel: "/tokens"}) {
