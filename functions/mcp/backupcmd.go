@@ -14,7 +14,7 @@ const backupUsage = `usage:
 
 // runBackup makes a consistent copy of the SQLite store while a server may
 // be using it, and prints what it wrote. A DynamoDB table is backed up by
-// its point-in-time recovery instead (README, "Back up and move a board").
+// its point-in-time recovery instead (docs/backup.md).
 func (c command) runBackup(ctx context.Context) int {
 	if len(c.args) != 2 || c.args[1] == "" || c.args[1][0] == '-' {
 		fmt.Fprint(c.stderr, backupUsage)
@@ -25,7 +25,7 @@ func (c command) runBackup(ctx context.Context) int {
 		return c.fail(err)
 	}
 	if cfg.Store != storeSQLite {
-		fmt.Fprintf(c.stderr, "ticket-ledger: backup copies the local SQLite store; LEDGER_STORE is %s: a DynamoDB table is backed up by its point-in-time recovery (see README, Back up and move a board)\n", cfg.Store)
+		fmt.Fprintf(c.stderr, "ticket-ledger: backup copies the local SQLite store; LEDGER_STORE is %s: a DynamoDB table is backed up by its point-in-time recovery (see docs/backup.md)\n", cfg.Store)
 		return exitFailed
 	}
 	res, err := backupSQLite(ctx, filepath.Join(cfg.DataDir, sqliteFileName), c.args[1])

@@ -7,7 +7,7 @@ import (
 
 // commandsUsage lists what the binary does besides serving.
 const commandsUsage = `usage: ticket-ledger [command]
-  (no command)      run the server, configured by LEDGER_* variables (README, Configuration)
+  (no command)      run the server, configured by LEDGER_* variables (docs/configuration.md)
   people <command>  people and their sign-in: add, invite, disable, enable, list
   tokens <command>  API tokens: create, list, revoke
   backup <file>     copy the local store while the server runs

@@ -47,8 +47,8 @@ const (
 	storeDynamoDB = "dynamodb"
 )
 
-// config is everything the process reads from its environment. README's
-// configuration table lists the same variables.
+// config is everything the process reads from its environment.
+// docs/configuration.md lists the same variables.
 type config struct {
 	Addr        string
 	DataDir     string

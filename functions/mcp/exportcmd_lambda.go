@@ -9,7 +9,7 @@ import (
 
 // The Lambda build (-tags lambda) leaves moving a board out: a function
 // never runs admin commands, and the local build reaches a deployed table
-// with the same environment (README, "Back up and move a board").
+// with the same environment (docs/backup.md).
 
 func (c command) runExport(context.Context) int { return c.moveRefused() }
 

@@ -21,7 +21,7 @@ var (
 // run again it keeps the admin and makes another token. Each token works
 // against the binary serving that table in required mode, as the function
 // under sam local would. Docker and sam are not here: that part is
-// README's, not this test's.
+// docs/aws.md's, not this test's.
 func TestLocalAWSScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")
@@ -75,7 +75,7 @@ func TestLocalAWSScript(t *testing.T) {
 	}
 }
 
-// README's x86 route for sam local where Docker cannot emulate arm64: the
+// docs/aws.md's x86 route for sam local where Docker cannot emulate arm64: the
 // template with x86_64 in place of arm64 changes every function and
 // nothing else (the agents' and the board's, the worker and the word
 // index's consumer),

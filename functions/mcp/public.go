@@ -13,8 +13,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/edge"
 )
 
-// The settings of a server reached through a reverse proxy (README, "Run it
-// for a team").
+// The settings of a server reached through a reverse proxy (docs/team.md).
 const (
 	// envTrustedProxies lists the proxies (CIDRs or addresses, comma
 	// separated) whose forwarded headers are believed; default none.
@@ -95,7 +94,7 @@ func checkListen(cfg config) error {
 			return nil
 		}
 		return fmt.Errorf("LEDGER_ADDR=%q is not a loopback address; in LEDGER_AUTH=loopback mode nobody signs in, so the server only listens on 127.0.0.1, ::1 or localhost "+
-			"(to serve a team, use LEDGER_AUTH=required behind an https proxy: README, \"Run it for a team\")", cfg.Addr)
+			"(to serve a team, use LEDGER_AUTH=required behind an https proxy: docs/team.md)", cfg.Addr)
 	}
 	if err := checkPublicURL(cfg); err != nil {
 		return err

@@ -84,7 +84,7 @@ func TestTeamRequiredModeListens(t *testing.T) {
 }
 
 // A plain-http public URL naming another machine was accepted when the
-// server listened on loopback (a proxy on the same machine, README's
+// server listened on loopback (a proxy on the same machine, docs/team.md's
 // layout): people then signed in over the network in clear, with a
 // session cookie without Secure. In required mode such a URL is refused
 // whatever the listen address, unless plain HTTP is allowed on purpose; a

@@ -25,7 +25,7 @@ func runSmoke(t *testing.T, env []string, args ...string) (string, int) {
 	return string(out), 0
 }
 
-// scripts/smoke.sh, as README says to run it after sam deploy, against the
+// scripts/smoke.sh, as docs/aws.md says to run it after sam deploy, against the
 // local server in required mode with a token the admin command made: every
 // check passes with a person's token (which creates the workspace smoke),
 // again with an agent's token and python3 reading the JSON instead of jq

@@ -30,7 +30,7 @@ import (
 )
 
 // A team server behind a real TLS-terminating reverse proxy on loopback:
-// Caddy (as README's "Run it for a team" sets it up, which keeps the Host)
+// Caddy (as docs/team.md sets it up, which keeps the Host)
 // and Go's httputil.ReverseProxy (which rewrites the Host and says the
 // public one in X-Forwarded-Host). Through each, OAuth discovery names the
 // public URL and a person signs in with a browser.

@@ -10,7 +10,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 )
 
-// The template's operations (README "Operating it"): JSON logs, an alarm on
+// The template's operations (docs/operating.md): JSON logs, an alarm on
 // each way the deployment fails, each watching a resource of this template,
 // notifications only when an email is given, and a dashboard.
 func TestTemplateOperations(t *testing.T) {
