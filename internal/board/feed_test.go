@@ -21,7 +21,7 @@ func feedEvents(ws string, n int, offset int) []Event {
 // Fit keeps the newest events and points next_cursor after the last one
 // kept, bound to the page's filters.
 func TestActivityListFitKeepsTheNewest(t *testing.T) {
-	l := ActivityList{Workspace: "inbox", filter: feedFilter(ListActivityInput{Workspace: "inbox"})}
+	l := ActivityList{Workspace: "inbox", filter: feedFilter(ListActivityInput{Workspace: "inbox"}), seal: testSeal}
 	for i := range 6 {
 		l.Events = append(l.Events, Event{ID: fmt.Sprintf("e%d", 5-i), Workspace: "inbox", Reason: strings.Repeat("y", 1000),
 			At: feedT0.Add(time.Duration(5-i) * time.Second)})
@@ -35,12 +35,12 @@ func TestActivityListFitKeepsTheNewest(t *testing.T) {
 	if len(l.Events) == 0 || len(l.Events) > 3 || l.Events[0].ID != "e5" || !l.Partial || l.NextCursor == nil {
 		t.Fatalf("kept %v (partial %v, cursor %v); want the newest few, partial, with a cursor", eventIDs(l.Events), l.Partial, l.NextCursor)
 	}
-	pos, err := decodeFeedCursor(*l.NextCursor, l.filter)
+	pos, err := decodeFeedCursor(testSeal, *l.NextCursor, l.filter)
 	last := l.Events[len(l.Events)-1]
 	if err != nil || pos.ID != last.ID || !pos.At.Equal(last.At) {
 		t.Errorf("next_cursor continues before %+v (%v), want %s", pos, err, last.ID)
 	}
-	if _, err := decodeFeedCursor(*l.NextCursor, feedFilter(ListActivityInput{Workspace: "inbox", Kind: EventNoteAdded})); err == nil ||
+	if _, err := decodeFeedCursor(testSeal, *l.NextCursor, feedFilter(ListActivityInput{Workspace: "inbox", Kind: EventNoteAdded})); err == nil ||
 		!strings.Contains(err.Error(), "other filters") {
 		t.Errorf("a cursor reused with another kind: %v, want it refused", err)
 	}
