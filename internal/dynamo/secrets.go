@@ -13,9 +13,9 @@ import (
 //
 // One partition of a few items, each written once and never changed.
 const (
-	pkSecrets   = "SECRET"
-	attrSecret  = "secret"
-	typeSecret  = "server_secret"
+	pkSecrets  = "SECRET"
+	attrSecret = "secret"
+	typeSecret = "server_secret"
 )
 
 func secretKey(name string) map[string]types.AttributeValue { return key(pkSecrets, name) }
