@@ -84,7 +84,7 @@ func (s *Store) ListActivity(ctx context.Context, q board.FeedQuery) (board.Feed
 		streams = append(streams, st)
 	}
 	for st := newestHead(streams); st != nil; st = newestHead(streams) {
-		if !walk.Step(st.head, false) {
+		if !walk.Step(st.head) {
 			break
 		}
 		if err := st.next(); err != nil {
