@@ -81,7 +81,7 @@ func (c *cursorSeal) tag(kind string, raw []byte) []byte {
 // made up, sealed for another list, or sealed by a server with another
 // key (a store that was moved).
 func forgedCursor(tool string) error {
-	return invalid("cursor is not one this server issued for %s (altered, made up, or from another list or server); omit cursor to start again from the first page", tool)
+	return invalid("cursor is not one this server issued for %s (altered, made up, or from another list or server): pass next_cursor from the previous answer unchanged, or omit cursor to start again from the first page", tool)
 }
 
 // cursors returns the seal under the store's key, reading (or, the first
