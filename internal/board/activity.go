@@ -2,8 +2,6 @@ package board
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"time"
 )
@@ -19,13 +17,14 @@ const (
 	DetailEvents = 20
 )
 
-// Which list an activity cursor continues.
+// Which list an activity cursor continues; each is also the kind of
+// cursor it is sealed as.
 const (
-	activityNotes   = "notes"
-	activityHistory = "history"
+	activityNotes   = cursorNotes
+	activityHistory = cursorHistory
 )
 
-// activityCursor is opaque to callers: the ticket, the list, and the
+// activityCursor is sealed (cursorseal.go; its kind is the list): the ticket, the list, and the
 // position to continue before (none: from the newest, when an answer was cut
 // to size before it could show any).
 type activityCursor struct {
@@ -35,25 +34,20 @@ type activityCursor struct {
 	ID     string     `json:"i,omitempty"`
 }
 
-func encodeActivityCursor(ticket, list string, before *Position) *string {
+func encodeActivityCursor(seal *cursorSeal, ticket, list string, before *Position) *string {
 	c := activityCursor{Ticket: ticket, List: list}
 	if before != nil {
 		at := before.At.UTC()
 		c.At, c.ID = &at, before.ID
 	}
-	raw, _ := json.Marshal(c)
-	s := base64.RawURLEncoding.EncodeToString(raw)
+	s := seal.seal(list, c)
 	return &s
 }
 
-func decodeActivityCursor(s, ticket, list, tool string) (*Position, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
+func decodeActivityCursor(seal *cursorSeal, s, ticket, list, tool string) (*Position, error) {
 	var c activityCursor
-	if err == nil {
-		err = json.Unmarshal(raw, &c)
-	}
-	if err != nil || c.List != list || (c.At == nil) != (c.ID == "") {
-		return nil, invalid("cursor is not a %s cursor this server issued; pass %s_cursor from get_ticket or next_cursor from %s unchanged, or omit it to start from the newest", list, list, tool)
+	if !seal.open(list, s, &c) || c.List != list || (c.At == nil) != (c.ID == "") {
+		return nil, invalid("cursor is not a %s cursor this server issued (altered, made up, or from another list or server); pass %s_cursor from get_ticket or next_cursor from %s unchanged, or omit it to start again from the newest", list, list, tool)
 	}
 	if c.Ticket != ticket {
 		return nil, invalid("cursor was issued for ticket '%s', not '%s'; pass the id it came with, or omit cursor to start from the newest", clip(c.Ticket), clip(ticket))
@@ -79,13 +73,13 @@ func (s *Service) ListTicketNotes(ctx context.Context, in TicketActivityInput) (
 	if err != nil {
 		return NoteList{}, err
 	}
-	page, err := s.store.ListNotes(ctx, q)
+	page, err := s.store.ListNotes(ctx, q.ActivityQuery)
 	if err := s.activityFailure(err, in.ID); err != nil {
 		return NoteList{}, err
 	}
-	out := NoteList{TicketID: in.ID, Notes: nonNil(page.Notes)}
+	out := NoteList{TicketID: in.ID, Notes: nonNil(page.Notes), seal: q.seal}
 	if page.More && len(page.Notes) > 0 {
-		out.NextCursor = encodeActivityCursor(in.ID, activityNotes, notePosition(page.Notes[0]))
+		out.NextCursor = encodeActivityCursor(q.seal, in.ID, activityNotes, notePosition(page.Notes[0]))
 	}
 	fitEstimated(&out)
 	return out, nil
@@ -97,25 +91,36 @@ func (s *Service) ListTicketHistory(ctx context.Context, in TicketActivityInput)
 	if err != nil {
 		return HistoryList{}, err
 	}
-	page, err := s.store.ListHistory(ctx, q)
+	page, err := s.store.ListHistory(ctx, q.ActivityQuery)
 	if err := s.activityFailure(err, in.ID); err != nil {
 		return HistoryList{}, err
 	}
-	out := HistoryList{TicketID: in.ID, History: nonNilEvents(page.Events)}
+	out := HistoryList{TicketID: in.ID, History: nonNilEvents(page.Events), seal: q.seal}
 	if page.More && len(page.Events) > 0 {
-		out.NextCursor = encodeActivityCursor(in.ID, activityHistory, eventPosition(page.Events[0]))
+		out.NextCursor = encodeActivityCursor(q.seal, in.ID, activityHistory, eventPosition(page.Events[0]))
 	}
 	fitEstimated(&out)
 	return out, nil
 }
 
-func (s *Service) activityQuery(ctx context.Context, in TicketActivityInput, list, tool string) (ActivityQuery, error) {
+// activityRead is a store query of a ticket's notes or history with the
+// seal of the cursors its answer hands out.
+type activityRead struct {
+	ActivityQuery
+	seal *cursorSeal
+}
+
+func (s *Service) activityQuery(ctx context.Context, in TicketActivityInput, list, tool string) (activityRead, error) {
 	if err := in.Validate(); err != nil {
-		return ActivityQuery{}, err
+		return activityRead{}, err
 	}
-	q := ActivityQuery{TicketID: in.ID, Limit: in.Limit, Readable: readablePolicies(PrincipalFrom(ctx))}
+	seal, err := s.cursors(ctx)
+	if err != nil {
+		return activityRead{}, err
+	}
+	q := activityRead{ActivityQuery{TicketID: in.ID, Limit: in.Limit, Readable: readablePolicies(PrincipalFrom(ctx))}, seal}
 	if in.Cursor != "" {
-		before, err := decodeActivityCursor(in.Cursor, in.ID, list, tool)
+		before, err := decodeActivityCursor(seal, in.Cursor, in.ID, list, tool)
 		if err != nil {
 			return q, err
 		}

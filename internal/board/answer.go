@@ -101,7 +101,7 @@ func (l *TicketList) Fit(size Sizer, bound int) bool {
 	}
 	shell := *l
 	shell.Tickets = nil
-	c := encodeCursor(l.Tickets[0].Number, 0, l.query) // as long as any cursor of this page, give or take digits
+	c := encodeCursor(l.seal, l.Tickets[0].Number, 0, l.query) // as long as any cursor of this page, give or take digits
 	shell.NextCursor, shell.Partial = &c, true
 	total := size(&shell) + 32
 	keep := 0
@@ -118,7 +118,7 @@ func (l *TicketList) Fit(size Sizer, bound int) bool {
 	if keep < len(l.Tickets) {
 		l.Tickets = l.Tickets[:keep]
 		last := l.Tickets[keep-1]
-		next := encodeCursor(last.Number, ticketTier(l.query, last), l.query)
+		next := encodeCursor(l.seal, last.Number, ticketTier(l.query, last), l.query)
 		l.NextCursor, l.Partial = &next, true
 	}
 	return true
@@ -131,9 +131,9 @@ func (d *TicketDetail) Fit(size Sizer, bound int) bool {
 	if size(d) <= bound {
 		return true
 	}
-	shell := TicketDetail{Ticket: d.Ticket, Notes: []Note{}, History: []Event{},
-		NotesCursor:   encodeActivityCursor(d.Ticket.ID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"}),
-		HistoryCursor: encodeActivityCursor(d.Ticket.ID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
+	shell := TicketDetail{Ticket: d.Ticket, Notes: []Note{}, History: []Event{}, seal: d.seal,
+		NotesCursor:   encodeActivityCursor(d.seal, d.Ticket.ID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"}),
+		HistoryCursor: encodeActivityCursor(d.seal, d.Ticket.ID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
 	total := size(&shell) + 64
 	if total > bound {
 		return false
@@ -159,11 +159,11 @@ func (d *TicketDetail) Fit(size Sizer, bound int) bool {
 	}
 	if notes > 0 {
 		d.Notes = d.Notes[notes:]
-		d.NotesCursor = encodeActivityCursor(d.Ticket.ID, activityNotes, firstNote(d.Notes))
+		d.NotesCursor = encodeActivityCursor(d.seal, d.Ticket.ID, activityNotes, firstNote(d.Notes))
 	}
 	if events > 0 {
 		d.History = d.History[events:]
-		d.HistoryCursor = encodeActivityCursor(d.Ticket.ID, activityHistory, firstEvent(d.History))
+		d.HistoryCursor = encodeActivityCursor(d.seal, d.Ticket.ID, activityHistory, firstEvent(d.History))
 	}
 	return true
 }
@@ -189,8 +189,8 @@ func (l *NoteList) Fit(size Sizer, bound int) bool {
 	if size(l) <= bound {
 		return true
 	}
-	shell := NoteList{TicketID: l.TicketID, Notes: []Note{},
-		NextCursor: encodeActivityCursor(l.TicketID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
+	shell := NoteList{TicketID: l.TicketID, Notes: []Note{}, seal: l.seal,
+		NextCursor: encodeActivityCursor(l.seal, l.TicketID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
 	total := size(&shell) + 64
 	kept := len(l.Notes)
 	for kept > 0 {
@@ -206,7 +206,7 @@ func (l *NoteList) Fit(size Sizer, bound int) bool {
 	}
 	if kept > 0 {
 		l.Notes = l.Notes[kept:]
-		l.NextCursor = encodeActivityCursor(l.TicketID, activityNotes, notePosition(l.Notes[0]))
+		l.NextCursor = encodeActivityCursor(l.seal, l.TicketID, activityNotes, notePosition(l.Notes[0]))
 	}
 	return true
 }
@@ -216,8 +216,8 @@ func (l *HistoryList) Fit(size Sizer, bound int) bool {
 	if size(l) <= bound {
 		return true
 	}
-	shell := HistoryList{TicketID: l.TicketID, History: []Event{},
-		NextCursor: encodeActivityCursor(l.TicketID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
+	shell := HistoryList{TicketID: l.TicketID, History: []Event{}, seal: l.seal,
+		NextCursor: encodeActivityCursor(l.seal, l.TicketID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
 	total := size(&shell) + 64
 	kept := len(l.History)
 	for kept > 0 {
@@ -233,7 +233,7 @@ func (l *HistoryList) Fit(size Sizer, bound int) bool {
 	}
 	if kept > 0 {
 		l.History = l.History[kept:]
-		l.NextCursor = encodeActivityCursor(l.TicketID, activityHistory, eventPosition(l.History[0]))
+		l.NextCursor = encodeActivityCursor(l.seal, l.TicketID, activityHistory, eventPosition(l.History[0]))
 	}
 	return true
 }

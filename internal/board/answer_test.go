@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// testSeal seals the cursors of the tests of this package.
+var testSeal = &cursorSeal{key: []byte("a key the tests of board seal with")}
+
 // jsonSize is the plain JSON length, the simplest Sizer.
 func jsonSize(v any) int {
 	b, _ := json.Marshal(v)
@@ -19,7 +22,7 @@ func jsonSize(v any) int {
 // continue where the answer stopped.
 func TestTicketDetailFitKeepsTheNewest(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	d := TicketDetail{Ticket: Ticket{ID: "inbox-1", Workspace: "inbox", Title: "t"}}
+	d := TicketDetail{Ticket: Ticket{ID: "inbox-1", Workspace: "inbox", Title: "t"}, seal: testSeal}
 	for i := range 6 { // notes at 0, 2, 4, ...; events at 1, 3, 5, ...
 		d.Notes = append(d.Notes, Note{ID: fmt.Sprintf("n%d", i), TicketID: "inbox-1", Body: strings.Repeat("x", 1000), CreatedAt: t0.Add(time.Duration(2*i) * time.Second)})
 		d.History = append(d.History, Event{ID: fmt.Sprintf("e%d", i), Workspace: "inbox", TicketID: "inbox-1", Reason: strings.Repeat("y", 1000), At: t0.Add(time.Duration(2*i+1) * time.Second)})
@@ -43,11 +46,11 @@ func TestTicketDetailFitKeepsTheNewest(t *testing.T) {
 		strings.Join(eventIDs(d.History), ",") != strings.Join(wantEvents, ",") {
 		t.Fatalf("kept notes %v and events %v, want the newest %d entries by time", noteIDs(d.Notes), eventIDs(d.History), kept)
 	}
-	pos, err := decodeActivityCursor(*d.NotesCursor, "inbox-1", activityNotes, toolListNotes)
+	pos, err := decodeActivityCursor(testSeal, *d.NotesCursor, "inbox-1", activityNotes, toolListNotes)
 	if err != nil || pos == nil || pos.ID != d.Notes[0].ID || !pos.At.Equal(d.Notes[0].CreatedAt) {
 		t.Errorf("notes_cursor continues before %+v (%v), want %s", pos, err, d.Notes[0].ID)
 	}
-	pos, err = decodeActivityCursor(*d.HistoryCursor, "inbox-1", activityHistory, toolListHistory)
+	pos, err = decodeActivityCursor(testSeal, *d.HistoryCursor, "inbox-1", activityHistory, toolListHistory)
 	if err != nil || pos == nil || pos.ID != d.History[0].ID {
 		t.Errorf("history_cursor continues before %+v (%v), want %s", pos, err, d.History[0].ID)
 	}
@@ -55,7 +58,7 @@ func TestTicketDetailFitKeepsTheNewest(t *testing.T) {
 	if !d.Fit(jsonSize, jsonSize(&TicketDetail{Ticket: d.Ticket})+700) || len(d.Notes)+len(d.History) != 0 {
 		t.Fatalf("Fit to the ticket alone kept %d notes, %d events", len(d.Notes), len(d.History))
 	}
-	if pos, err := decodeActivityCursor(*d.NotesCursor, "inbox-1", activityNotes, toolListNotes); err != nil || pos != nil {
+	if pos, err := decodeActivityCursor(testSeal, *d.NotesCursor, "inbox-1", activityNotes, toolListNotes); err != nil || pos != nil {
 		t.Errorf("a cursor when no note was kept: %+v, %v; want one from the newest", pos, err)
 	}
 }
@@ -64,7 +67,7 @@ func TestTicketDetailFitKeepsTheNewest(t *testing.T) {
 // is partial.
 func TestTicketListFitContinuesAfterTheLastKept(t *testing.T) {
 	q := TicketQuery{Workspace: "inbox", Tag: "x", Limit: 10}
-	l := TicketList{query: q}
+	l := TicketList{query: q, seal: testSeal}
 	for n := int64(10); n >= 1; n-- {
 		l.Tickets = append(l.Tickets, Ticket{ID: fmt.Sprintf("inbox-%d", n), Workspace: "inbox", Number: n, Body: strings.Repeat("b", 1000)})
 	}
@@ -74,7 +77,7 @@ func TestTicketListFitContinuesAfterTheLastKept(t *testing.T) {
 	if len(l.Tickets) == 0 || len(l.Tickets) >= 10 || !l.Partial || l.NextCursor == nil {
 		t.Fatalf("fitted page: %d tickets, partial %v, cursor %v", len(l.Tickets), l.Partial, l.NextCursor)
 	}
-	before, _, err := decodeCursor(*l.NextCursor, q)
+	before, _, err := decodeCursor(testSeal, *l.NextCursor, q)
 	if err != nil || before != l.Tickets[len(l.Tickets)-1].Number {
 		t.Errorf("next_cursor continues below %d (%v), want %d", before, err, l.Tickets[len(l.Tickets)-1].Number)
 	}
@@ -82,15 +85,15 @@ func TestTicketListFitContinuesAfterTheLastKept(t *testing.T) {
 
 // Activity cursors are bound to their ticket and list.
 func TestActivityCursorsRefuseOtherUses(t *testing.T) {
-	c := *encodeActivityCursor("inbox-1", activityNotes, &Position{At: time.Now(), ID: "n1"})
-	if _, err := decodeActivityCursor(c, "inbox-2", activityNotes, toolListNotes); err == nil || !strings.Contains(err.Error(), "issued for ticket 'inbox-1'") {
+	c := *encodeActivityCursor(testSeal, "inbox-1", activityNotes, &Position{At: time.Now(), ID: "n1"})
+	if _, err := decodeActivityCursor(testSeal, c, "inbox-2", activityNotes, toolListNotes); err == nil || !strings.Contains(err.Error(), "issued for ticket 'inbox-1'") {
 		t.Errorf("a notes cursor of inbox-1 for inbox-2: %v", err)
 	}
-	if _, err := decodeActivityCursor(c, "inbox-1", activityHistory, toolListHistory); err == nil || !strings.Contains(err.Error(), "not a history cursor") {
+	if _, err := decodeActivityCursor(testSeal, c, "inbox-1", activityHistory, toolListHistory); err == nil || !strings.Contains(err.Error(), "not a history cursor") {
 		t.Errorf("a notes cursor for the history: %v", err)
 	}
 	for _, bad := range []string{"", "!!", "e30"} {
-		if _, err := decodeActivityCursor(bad, "inbox-1", activityNotes, toolListNotes); err == nil {
+		if _, err := decodeActivityCursor(testSeal, bad, "inbox-1", activityNotes, toolListNotes); err == nil {
 			t.Errorf("cursor %q accepted", bad)
 		}
 	}

@@ -3,12 +3,11 @@ package board
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 )
 
-// A cursor is opaque to callers: the position to continue below, bound to
-// the filters it was made for, so reusing it with other filters is refused
+// A tickets cursor is the position to continue below, sealed
+// (cursorseal.go) and bound to the filters it was made for, so reusing it with other filters is refused
 // instead of silently skipping tickets. A search's position is a tier and a
 // number (search.go); such a cursor says so with its version, so a cursor
 // of the earlier substring search (no version) is refused rather than read
@@ -20,6 +19,9 @@ type cursor struct {
 	Filter  string `json:"f"`
 }
 
+// toolListTickets names the tool in the hints of errors.
+const toolListTickets = "list_tickets"
+
 // searchCursorVersion marks the cursors of word search.
 const searchCursorVersion = 2
 
@@ -28,23 +30,18 @@ func filterHash(q TicketQuery) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:8])
 }
 
-func encodeCursor(before int64, tier int, q TicketQuery) string {
+func encodeCursor(seal *cursorSeal, before int64, tier int, q TicketQuery) string {
 	c := cursor{Before: before, Filter: filterHash(q)}
 	if q.Query != "" {
 		c.Tier, c.Version = tier, searchCursorVersion
 	}
-	raw, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(raw)
+	return seal.seal(cursorTickets, c)
 }
 
-func decodeCursor(s string, q TicketQuery) (before int64, tier int, err error) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
+func decodeCursor(seal *cursorSeal, s string, q TicketQuery) (before int64, tier int, err error) {
 	var c cursor
-	if err == nil {
-		err = json.Unmarshal(raw, &c)
-	}
-	if err != nil || c.Before < 1 || c.Tier < 0 || c.Tier >= SearchTiers {
-		return 0, 0, invalid("cursor is not one this server issued; pass next_cursor from the previous list_tickets answer unchanged, or omit it to start over")
+	if !seal.open(cursorTickets, s, &c) || c.Before < 1 || c.Tier < 0 || c.Tier >= SearchTiers {
+		return 0, 0, forgedCursor(toolListTickets)
 	}
 	if c.Filter != filterHash(q) {
 		return 0, 0, invalid("cursor was issued for other filters; repeat the same workspace, status, owner, tag and query, or omit cursor to start over")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -19,7 +18,8 @@ type ActivityList struct {
 	NextCursor *string    `json:"next_cursor" jsonschema:"older events match: pass this back as cursor to read them; null when this page reaches the oldest match"`
 	Partial    bool       `json:"partial,omitempty" jsonschema:"true when this page holds fewer events than limit because the call reached a bound (the events one call may examine for a filter, or the size of one answer) before filling it: more may match, call again with next_cursor"`
 
-	filter string // what cursors made when the page is cut to size are bound to
+	filter string      // what cursors made when the page is cut to size are bound to
+	seal   *cursorSeal // seals them
 }
 
 // toolListActivity names the tool in the hints of errors.
@@ -37,8 +37,12 @@ func (s *Service) ListActivity(ctx context.Context, in ListActivityInput) (Activ
 	q := FeedQuery{Workspace: in.Workspace, Readable: readablePolicies(PrincipalFrom(ctx)), Since: since,
 		Author: in.By, Type: in.Kind, Limit: in.Limit, MaxScan: DefaultScan}
 	filter := feedFilter(in)
+	seal, err := s.cursors(ctx)
+	if err != nil {
+		return ActivityList{}, err
+	}
 	if in.Cursor != "" {
-		if q.Before, err = decodeFeedCursor(in.Cursor, filter); err != nil {
+		if q.Before, err = decodeFeedCursor(seal, in.Cursor, filter); err != nil {
 			return ActivityList{}, err
 		}
 	}
@@ -50,9 +54,9 @@ func (s *Service) ListActivity(ctx context.Context, in ListActivityInput) (Activ
 	if err != nil {
 		return ActivityList{}, s.storeFailure(err)
 	}
-	out := ActivityList{Workspace: in.Workspace, Events: nonNilEvents(page.Events), Partial: page.Partial, filter: filter}
+	out := ActivityList{Workspace: in.Workspace, Events: nonNilEvents(page.Events), Partial: page.Partial, filter: filter, seal: seal}
 	if page.More && page.Next != nil {
-		out.NextCursor = encodeFeedCursor(*page.Next, filter)
+		out.NextCursor = encodeFeedCursor(seal, *page.Next, filter)
 	}
 	out.setLatest()
 	fitEstimated(&out)
@@ -72,9 +76,10 @@ func (l *ActivityList) setLatest() {
 	}
 }
 
-// A feed cursor is the position to continue before, bound to the filters it
-// was made for, so reusing it with others is refused instead of silently
-// skipping events.
+// A feed cursor is the position to continue before, sealed
+// (cursorseal.go) and bound to the filters it was made for, so reusing it
+// with others is refused instead of silently skipping events. The store
+// resolves its position only among the events the caller may read.
 type feedCursor struct {
 	At     time.Time `json:"a"`
 	ID     string    `json:"i"`
@@ -86,20 +91,15 @@ func feedFilter(in ListActivityInput) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:8])
 }
 
-func encodeFeedCursor(p Position, filter string) *string {
-	raw, _ := json.Marshal(feedCursor{At: p.At.UTC(), ID: p.ID, Filter: filter})
-	s := base64.RawURLEncoding.EncodeToString(raw)
+func encodeFeedCursor(seal *cursorSeal, p Position, filter string) *string {
+	s := seal.seal(cursorFeed, feedCursor{At: p.At.UTC(), ID: p.ID, Filter: filter})
 	return &s
 }
 
-func decodeFeedCursor(s, filter string) (*Position, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
+func decodeFeedCursor(seal *cursorSeal, s, filter string) (*Position, error) {
 	var c feedCursor
-	if err == nil {
-		err = json.Unmarshal(raw, &c)
-	}
-	if err != nil || c.ID == "" || c.Filter == "" {
-		return nil, invalid("cursor is not one this server issued; pass next_cursor from the previous %s answer unchanged, or omit it to start from the newest", toolListActivity)
+	if !seal.open(cursorFeed, s, &c) || c.ID == "" || c.Filter == "" {
+		return nil, forgedCursor(toolListActivity)
 	}
 	if c.Filter != filter {
 		return nil, invalid("cursor was issued for other filters; repeat the same workspace, since, by and kind, or omit cursor to start from the newest")
@@ -118,7 +118,7 @@ func (l *ActivityList) Fit(size Sizer, bound int) bool {
 	}
 	shell := *l
 	shell.Events = []Event{}
-	shell.NextCursor = encodeFeedCursor(Position{At: l.Events[0].At, ID: "placeholder-of-an-id-as-long-as-a-uuid"}, l.filter)
+	shell.NextCursor = encodeFeedCursor(l.seal, Position{At: l.Events[0].At, ID: "placeholder-of-an-id-as-long-as-a-uuid"}, l.filter)
 	shell.Partial = true
 	total := size(&shell) + 64
 	keep := 0
@@ -135,7 +135,7 @@ func (l *ActivityList) Fit(size Sizer, bound int) bool {
 	if keep < len(l.Events) {
 		l.Events = l.Events[:keep]
 		last := l.Events[keep-1]
-		l.NextCursor, l.Partial = encodeFeedCursor(Position{At: last.At, ID: last.ID}, l.filter), true
+		l.NextCursor, l.Partial = encodeFeedCursor(l.seal, Position{At: last.At, ID: last.ID}, l.filter), true
 	}
 	return true
 }

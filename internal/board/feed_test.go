@@ -21,7 +21,7 @@ func feedEvents(ws string, n int, offset int) []Event {
 // Fit keeps the newest events and points next_cursor after the last one
 // kept, bound to the page's filters.
 func TestActivityListFitKeepsTheNewest(t *testing.T) {
-	l := ActivityList{Workspace: "inbox", filter: feedFilter(ListActivityInput{Workspace: "inbox"})}
+	l := ActivityList{Workspace: "inbox", filter: feedFilter(ListActivityInput{Workspace: "inbox"}), seal: testSeal}
 	for i := range 6 {
 		l.Events = append(l.Events, Event{ID: fmt.Sprintf("e%d", 5-i), Workspace: "inbox", Reason: strings.Repeat("y", 1000),
 			At: feedT0.Add(time.Duration(5-i) * time.Second)})
@@ -35,35 +35,14 @@ func TestActivityListFitKeepsTheNewest(t *testing.T) {
 	if len(l.Events) == 0 || len(l.Events) > 3 || l.Events[0].ID != "e5" || !l.Partial || l.NextCursor == nil {
 		t.Fatalf("kept %v (partial %v, cursor %v); want the newest few, partial, with a cursor", eventIDs(l.Events), l.Partial, l.NextCursor)
 	}
-	pos, err := decodeFeedCursor(*l.NextCursor, l.filter)
+	pos, err := decodeFeedCursor(testSeal, *l.NextCursor, l.filter)
 	last := l.Events[len(l.Events)-1]
 	if err != nil || pos.ID != last.ID || !pos.At.Equal(last.At) {
 		t.Errorf("next_cursor continues before %+v (%v), want %s", pos, err, last.ID)
 	}
-	if _, err := decodeFeedCursor(*l.NextCursor, feedFilter(ListActivityInput{Workspace: "inbox", Kind: EventNoteAdded})); err == nil ||
+	if _, err := decodeFeedCursor(testSeal, *l.NextCursor, feedFilter(ListActivityInput{Workspace: "inbox", Kind: EventNoteAdded})); err == nil ||
 		!strings.Contains(err.Error(), "other filters") {
 		t.Errorf("a cursor reused with another kind: %v, want it refused", err)
-	}
-}
-
-// MergeFeeds interleaves workspaces newest first and never passes over an
-// event of a feed that stopped early: the merged page ends where it stopped.
-func TestMergeFeedsStopsAtTheNewestCut(t *testing.T) {
-	a := feedEvents("a", 5, 0) // a at 0, 2, 4, 6, 8 s
-	b := feedEvents("b", 5, 1) // b at 1, 3, 5, 7, 9 s
-	whole := MergeFeeds([]FeedPage{{Events: a}, {Events: b}}, 20)
-	if got := strings.Join(eventIDs(whole.Events), ","); got != "b-04,a-04,b-03,a-03,b-02,a-02,b-01,a-01,b-00,a-00" || whole.More {
-		t.Fatalf("merged %s (more %v), want both interleaved, newest first, nothing more", got, whole.More)
-	}
-	limited := MergeFeeds([]FeedPage{{Events: a}, {Events: b}}, 3)
-	if got := strings.Join(eventIDs(limited.Events), ","); got != "b-04,a-04,b-03" || !limited.More || limited.Next.ID != "b-03" || limited.Partial {
-		t.Fatalf("limit 3: %s, more %v, next %+v, partial %v", got, limited.More, limited.Next, limited.Partial)
-	}
-	// b stopped early after examining down to b-03 (7 s): a's events below
-	// it wait for the next page.
-	cut := MergeFeeds([]FeedPage{{Events: a}, {Events: b[:1], More: true, Partial: true, Next: &Position{At: b[1].At, ID: b[1].ID}}}, 10)
-	if got := strings.Join(eventIDs(cut.Events), ","); got != "b-04,a-04" || !cut.More || !cut.Partial || cut.Next.ID != "b-03" {
-		t.Fatalf("a cut feed: %s, more %v, partial %v, next %+v; want the events down to b-03, partial, continuing there", got, cut.More, cut.Partial, cut.Next)
 	}
 }
 
@@ -77,7 +56,7 @@ func TestFeedWalk(t *testing.T) {
 	walk := func(q FeedQuery) FeedPage {
 		w := FeedWalk{Query: q}
 		for _, e := range evs {
-			if !w.Step(e, false) {
+			if !w.Step(e) {
 				break
 			}
 		}

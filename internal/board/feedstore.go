@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"slices"
 	"time"
 )
 
@@ -18,9 +17,11 @@ type FeedReader interface {
 	// written before a workspace was hidden are skipped too.
 	//
 	// What an index answers exactly costs what the page holds plus a
-	// constant; what it does not (a second filter, hidden workspaces' events
-	// in the walk) is examined up to q.MaxScan events, after which the page
-	// ends early with Partial and Next.
+	// constant; what it does not (a second filter) is examined up to
+	// q.MaxScan events, after which the page ends early with Partial and
+	// Next. A position (q.Before) is resolved only among the events the
+	// call may read; a store that cannot place it refuses the call with a
+	// CodeInvalid error.
 	ListActivity(ctx context.Context, q FeedQuery) (FeedPage, error)
 }
 
@@ -87,9 +88,10 @@ type FeedWalk struct {
 }
 
 // Step examines the next event (newest first) and says whether the walk
-// goes on. skip marks an event the caller may not see (its workspace is
-// not readable): it counts as examined but is never taken.
-func (w *FeedWalk) Step(e Event, skip bool) bool {
+// goes on. Only events the caller may read are ever stepped: what a walk
+// examines shows in its answer (Partial, Next), so a store leaves the
+// workspaces the caller may not read out of the walk altogether.
+func (w *FeedWalk) Step(e Event) bool {
 	if !w.Query.After(e) {
 		return false // at or before since: nothing older belongs to the page
 	}
@@ -98,7 +100,7 @@ func (w *FeedWalk) Step(e Event, skip bool) bool {
 		return false
 	}
 	w.scanned++
-	if !skip && w.Query.Matches(e) {
+	if w.Query.Matches(e) {
 		w.page.Events = append(w.page.Events, e)
 	}
 	w.page.Next = &Position{At: e.At, ID: e.ID}
@@ -133,66 +135,4 @@ func (w *FeedWalk) Done() FeedPage {
 		p.Next = &Position{At: last.At, ID: last.ID}
 	}
 	return p
-}
-
-// The feed's cursor positions compare by (At, ID), as DynamoDB's events
-// index sorts them; SQLite walks its append order, which is the same order
-// for events the service writes (each stamped from its clock as written).
-
-// Newer says whether event e sorts before position p in a newest-first
-// feed: later, or at the same time with a greater id.
-func (p Position) Newer(e Event) bool {
-	return e.At.After(p.At) || (e.At.Equal(p.At) && e.ID > p.ID)
-}
-
-// atOrNewer says whether e is at position p or newer.
-func (p Position) atOrNewer(e Event) bool {
-	return p.Newer(e) || (e.At.Equal(p.At) && e.ID == p.ID)
-}
-
-// MergeFeeds merges pages of separate feeds (one per workspace, each read
-// with the same query) into one page of at most limit events, newest first.
-// A page that stopped before its feed's end (More) vouches only for events
-// down to its Next; the merged page ends at the newest such position, so
-// no event of that feed below it is passed over. When that cuts the merged
-// page short it is Partial.
-func MergeFeeds(pages []FeedPage, limit int) FeedPage {
-	var all []Event
-	var cut *Position
-	for _, p := range pages {
-		all = append(all, p.Events...)
-		if p.More && p.Next != nil && (cut == nil || cut.Newer(Event{At: p.Next.At, ID: p.Next.ID})) {
-			cut = p.Next
-		}
-	}
-	slices.SortFunc(all, func(a, b Event) int {
-		switch {
-		case (Position{At: b.At, ID: b.ID}).Newer(a):
-			return -1
-		case (Position{At: a.At, ID: a.ID}).Newer(b):
-			return 1
-		}
-		return 0
-	})
-	out := FeedPage{Events: []Event{}}
-	for _, e := range all {
-		if len(out.Events) == limit {
-			last := out.Events[len(out.Events)-1]
-			out.More, out.Next = true, &Position{At: last.At, ID: last.ID}
-			return out
-		}
-		if cut != nil && !cut.atOrNewer(e) {
-			break
-		}
-		out.Events = append(out.Events, e)
-	}
-	if cut != nil {
-		out.More, out.Partial = true, len(out.Events) < limit
-		out.Next = cut
-		if !out.Partial {
-			last := out.Events[len(out.Events)-1]
-			out.Next = &Position{At: last.At, ID: last.ID}
-		}
-	}
-	return out
 }

@@ -136,8 +136,12 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 	}
 	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Query: in.Query, Limit: in.Limit,
 		Readable: readablePolicies(PrincipalFrom(ctx)), MaxBytes: answerJSONBound - shellOverhead, MaxScan: DefaultScan}
+	seal, err := s.cursors(ctx)
+	if err != nil {
+		return TicketList{}, err
+	}
 	if in.Cursor != "" {
-		before, tier, err := decodeCursor(in.Cursor, q)
+		before, tier, err := decodeCursor(seal, in.Cursor, q)
 		if err != nil {
 			return TicketList{}, err
 		}
@@ -151,9 +155,9 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 	if err != nil {
 		return TicketList{}, s.storeFailure(err)
 	}
-	out := TicketList{Tickets: s.shownTickets(page.Tickets), Partial: page.Partial, Total: listTotal(q, page.Counts), query: q}
+	out := TicketList{Tickets: s.shownTickets(page.Tickets), Partial: page.Partial, Total: listTotal(q, page.Counts), query: q, seal: seal}
 	if next := page.ContinueBelow(); next > 0 {
-		c := encodeCursor(next, page.NextTier, q)
+		c := encodeCursor(seal, next, page.NextTier, q)
 		out.NextCursor = &c
 	}
 	fitEstimated(&out)
@@ -192,12 +196,16 @@ func (s *Service) GetTicket(ctx context.Context, in TicketIDInput) (TicketDetail
 	if err := s.activityFailure(err, in.ID); err != nil {
 		return TicketDetail{}, err
 	}
-	d := TicketDetail{Ticket: s.shownTicket(a.Ticket), Notes: nonNil(a.Notes), History: nonNilEvents(a.History)}
+	seal, err := s.cursors(ctx)
+	if err != nil {
+		return TicketDetail{}, err
+	}
+	d := TicketDetail{Ticket: s.shownTicket(a.Ticket), Notes: nonNil(a.Notes), History: nonNilEvents(a.History), seal: seal}
 	if a.MoreNotes && len(a.Notes) > 0 {
-		d.NotesCursor = encodeActivityCursor(in.ID, activityNotes, notePosition(a.Notes[0]))
+		d.NotesCursor = encodeActivityCursor(seal, in.ID, activityNotes, notePosition(a.Notes[0]))
 	}
 	if a.MoreHistory && len(a.History) > 0 {
-		d.HistoryCursor = encodeActivityCursor(in.ID, activityHistory, eventPosition(a.History[0]))
+		d.HistoryCursor = encodeActivityCursor(seal, in.ID, activityHistory, eventPosition(a.History[0]))
 	}
 	fitEstimated(&d)
 	return d, nil

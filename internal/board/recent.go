@@ -1,28 +1,26 @@
 package board
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"time"
 )
 
 // Recently changed tickets: what a person attaches to a conversation (MCP
 // resources/list) and what a stand-up reports. No index orders tickets by
-// their last change, so the use case reads each workspace's newest events
-// (an index every store keeps), takes the tickets they name newest first,
-// and reads those tickets. Its cost is bounded by what it returns plus the
-// events read per workspace, times the workspaces the caller may see (as
-// list_workspaces reads them all).
+// their last change, so the use case reads one page of the activity feed
+// (the newest recentEvents events of the workspaces the caller may read,
+// merged), takes the tickets they name newest first, and reads those
+// tickets. Its cost is bounded by that page and what it returns, however
+// many workspaces there are.
 
 // MaxRecentTickets bounds RecentTickets' answer.
 const MaxRecentTickets = 50
 
-// recentEvents is how many of a workspace's newest events are read: enough
-// for MaxRecentTickets distinct tickets when a few of them changed often,
-// small enough to stay one query on every store.
+// recentEvents is how many of the newest events are read, all workspaces
+// together: enough for MaxRecentTickets distinct tickets when a few of
+// them changed often, and one page of the feed.
 const recentEvents = 4 * MaxRecentTickets
 
 // recentReaders is how many ticket and event reads run at once: the
@@ -52,8 +50,8 @@ type RecentTicket struct {
 // RecentTickets answers RecentTickets, newest change first.
 type RecentTickets struct {
 	Tickets []RecentTicket
-	// Partial: a workspace had more events since Since than one call
-	// reads, so tickets changed earlier in the window may be missing.
+	// Partial: more events happened since Since than one call reads, so
+	// tickets changed earlier in the window may be missing.
 	Partial bool
 }
 
@@ -68,32 +66,22 @@ func (s *Service) RecentTickets(ctx context.Context, in RecentTicketsInput) (Rec
 	if in.Limit < 1 || in.Limit > MaxRecentTickets {
 		return RecentTickets{}, invalid("limit %d is out of range 1-%d", in.Limit, MaxRecentTickets)
 	}
-	var slugs []string
 	if in.Workspace != "" {
-		w, err := s.visibleWorkspace(ctx, in.Workspace)
-		if err != nil {
+		if _, err := s.visibleWorkspace(ctx, in.Workspace); err != nil {
 			return RecentTickets{}, err
-		}
-		slugs = []string{w.Slug}
-	} else {
-		all, err := s.ListWorkspaces(ctx)
-		if err != nil {
-			return RecentTickets{}, err
-		}
-		for _, w := range all.Workspaces {
-			slugs = append(slugs, w.Slug)
 		}
 	}
-	events := make([][]Event, len(slugs))
-	err := inParallel(ctx, len(slugs), func(ctx context.Context, i int) error {
-		var err error
-		events[i], err = s.store.ListEvents(ctx, slugs[i], recentEvents)
-		return err
-	})
+	page, err := s.store.ListActivity(ctx, FeedQuery{Workspace: in.Workspace, Readable: readablePolicies(PrincipalFrom(ctx)),
+		Since: recentSince(in.Since), Limit: recentEvents})
+	var denied *PolicyError
+	if in.Workspace != "" && (errors.Is(err, ErrNotFound) || errors.As(err, &denied)) {
+		return RecentTickets{}, workspaceNotFound(in.Workspace) // hidden or removed since it was checked
+	}
 	if err != nil {
 		return RecentTickets{}, s.storeFailure(err)
 	}
-	changed, partial := newestChanges(events, in.Since)
+	changed := newestChanges(page.Events)
+	partial := page.More && !in.Since.IsZero()
 	if len(changed) > in.Limit {
 		changed = changed[:in.Limit]
 	}
@@ -125,40 +113,33 @@ func (s *Service) RecentTickets(ctx context.Context, in RecentTicketsInput) (Rec
 	return out, nil
 }
 
-// newestChanges merges the workspaces' events (each newest first) into one
-// entry per ticket, newest last change first; events before since are left
-// out. partial: a workspace's events all fell in the window and it had as
-// many as are read, so older changes in the window were not seen.
-func newestChanges(perWorkspace [][]Event, since time.Time) (changes []RecentTicket, partial bool) {
-	byTicket := map[string]int{}
-	for _, events := range perWorkspace {
-		inWindow := 0
-		for _, e := range events {
-			if e.At.Before(since) {
-				break
-			}
-			inWindow++
-			if e.TicketID == "" {
-				continue // a workspace's own event (its settings)
-			}
-			if i, ok := byTicket[e.TicketID]; ok {
-				changes[i].Changes++
-				continue
-			}
-			byTicket[e.TicketID] = len(changes)
-			changes = append(changes, RecentTicket{LastChange: e, Changes: 1})
-		}
-		if inWindow == recentEvents && !since.IsZero() {
-			partial = true
-		}
+// recentSince is the feed's bound for changes at or after since: the feed
+// keeps only events after its Since.
+func recentSince(since time.Time) time.Time {
+	if since.IsZero() {
+		return since
 	}
-	slices.SortStableFunc(changes, func(a, b RecentTicket) int {
-		if c := b.LastChange.At.Compare(a.LastChange.At); c != 0 {
-			return c
+	return since.Add(-time.Nanosecond)
+}
+
+// newestChanges folds the feed's events (newest first) into one entry per
+// ticket, in the order of their last change, counting each ticket's
+// changes; a workspace's own events (its settings) name no ticket.
+func newestChanges(events []Event) []RecentTicket {
+	var changes []RecentTicket
+	byTicket := map[string]int{}
+	for _, e := range events {
+		if e.TicketID == "" {
+			continue
 		}
-		return cmp.Compare(b.LastChange.ID, a.LastChange.ID)
-	})
-	return changes, partial
+		if i, ok := byTicket[e.TicketID]; ok {
+			changes[i].Changes++
+			continue
+		}
+		byTicket[e.TicketID] = len(changes)
+		changes = append(changes, RecentTicket{LastChange: e, Changes: 1})
+	}
+	return changes
 }
 
 // inParallel runs fn for 0..n-1 on up to recentReaders goroutines and

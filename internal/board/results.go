@@ -26,6 +26,7 @@ type TicketList struct {
 	Total      *int     `json:"total,omitempty" jsonschema:"how many tickets match, all pages together; given only for a list filtered by nothing but status (the board keeps those counts), absent when counting would cost a search"`
 
 	query TicketQuery // the filters, for cursors made when the page is cut to size
+	seal  *cursorSeal // seals those cursors
 }
 
 // NoteList is one page of a ticket's notes.
@@ -33,6 +34,8 @@ type NoteList struct {
 	TicketID   string  `json:"ticket_id"`
 	Notes      []Note  `json:"notes" jsonschema:"notes before the cursor's position, oldest first"`
 	NextCursor *string `json:"next_cursor" jsonschema:"older notes exist: pass this back to read them; null when this page reaches the first note"`
+
+	seal *cursorSeal // seals the cursor made when the page is cut to size
 }
 
 // HistoryList is one page of a ticket's history.
@@ -40,6 +43,8 @@ type HistoryList struct {
 	TicketID   string  `json:"ticket_id"`
 	History    []Event `json:"history" jsonschema:"events before the cursor's position, oldest first"`
 	NextCursor *string `json:"next_cursor" jsonschema:"older events exist: pass this back to read them; null when this page reaches the first event"`
+
+	seal *cursorSeal // seals the cursor made when the page is cut to size
 }
 
 // TicketResult answers create_ticket and update_ticket.

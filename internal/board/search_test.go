@@ -1,7 +1,6 @@
 package board
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -107,24 +106,24 @@ func TestIndexWordsAndTiers(t *testing.T) {
 
 func TestSearchCursor(t *testing.T) {
 	q := TicketQuery{Workspace: "inbox", Query: "deploy"}
-	before, tier, err := decodeCursor(encodeCursor(17, 1, q), q)
+	before, tier, err := decodeCursor(testSeal, encodeCursor(testSeal, 17, 1, q), q)
 	if err != nil || before != 17 || tier != 1 {
 		t.Fatalf("round trip: %d %d %v", before, tier, err)
 	}
-	// A cursor of the earlier substring search has no version: refused,
-	// saying to start over.
+	// A sealed query cursor without a version (as the earlier substring
+	// search made them): refused, saying to start over.
 	raw, _ := json.Marshal(map[string]any{"b": 17, "f": filterHash(q)})
-	if _, _, err := decodeCursor(base64.RawURLEncoding.EncodeToString(raw), q); err == nil || !strings.Contains(err.Error(), "earlier version of search") {
+	if _, _, err := decodeCursor(testSeal, testSeal.seal(cursorTickets, json.RawMessage(raw)), q); err == nil || !strings.Contains(err.Error(), "earlier version of search") {
 		t.Errorf("an old query cursor: %v", err)
 	}
-	// Cursors without a query are unchanged.
+	// Cursors without a query carry no version.
 	plain := TicketQuery{Workspace: "inbox", Tag: "x"}
 	raw, _ = json.Marshal(map[string]any{"b": 17, "f": filterHash(plain)})
-	if before, _, err := decodeCursor(base64.RawURLEncoding.EncodeToString(raw), plain); err != nil || before != 17 {
+	if before, _, err := decodeCursor(testSeal, testSeal.seal(cursorTickets, json.RawMessage(raw)), plain); err != nil || before != 17 {
 		t.Errorf("an old cursor without a query: %d %v", before, err)
 	}
 	raw, _ = json.Marshal(map[string]any{"b": 17, "t": 5, "v": 2, "f": filterHash(q)})
-	if _, _, err := decodeCursor(base64.RawURLEncoding.EncodeToString(raw), q); err == nil {
+	if _, _, err := decodeCursor(testSeal, testSeal.seal(cursorTickets, json.RawMessage(raw)), q); err == nil {
 		t.Error("a cursor with tier 5 was accepted")
 	}
 }
@@ -132,7 +131,7 @@ func TestSearchCursor(t *testing.T) {
 // Fit cutting a search page keeps the tier of the last ticket kept.
 func TestFitKeepsTheSearchTier(t *testing.T) {
 	q := TicketQuery{Workspace: "inbox", Query: "deploy", Limit: 10}
-	l := TicketList{query: q}
+	l := TicketList{query: q, seal: testSeal}
 	for n := int64(10); n >= 1; n-- {
 		title := "deploy"
 		if n <= 8 {
@@ -145,7 +144,7 @@ func TestFitKeepsTheSearchTier(t *testing.T) {
 		t.Fatal("Fit did not cut")
 	}
 	last := l.Tickets[len(l.Tickets)-1]
-	before, tier, err := decodeCursor(*l.NextCursor, q)
+	before, tier, err := decodeCursor(testSeal, *l.NextCursor, q)
 	if err != nil || before != last.Number || tier != 1 {
 		t.Errorf("next_cursor after %s: below %d in tier %d (%v), want below %d in tier 1", last.ID, before, tier, err, last.Number)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,6 +41,9 @@ type Service struct {
 	runner       TaskRunner
 	inlineRows   int
 	pollInterval time.Duration
+
+	sealMu sync.Mutex
+	seal   *cursorSeal // nil until the first read that needs it (cursorseal.go)
 }
 
 // NewService checks the configuration and returns the use cases.

@@ -35,6 +35,8 @@ type Store interface {
 	TaskStore
 	// The OAuth authorization server's records (oauthstore.go).
 	OAuthStore
+	// The server's own secrets, shared by every process (secretstore.go).
+	SecretStore
 
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)

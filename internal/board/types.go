@@ -153,4 +153,6 @@ type TicketDetail struct {
 	NotesCursor   *string `json:"notes_cursor" jsonschema:"older notes exist: pass this to list_ticket_notes to read them; null when every note is in notes"`
 	History       []Event `json:"history" jsonschema:"the newest history events (up to 20), oldest first"`
 	HistoryCursor *string `json:"history_cursor" jsonschema:"older events exist: pass this to list_ticket_history to read them; null when the whole history is here"`
+
+	seal *cursorSeal // seals the cursors made when the detail is cut to size
 }

@@ -362,3 +362,10 @@ func (s *Store) RevokeOAuthGrant(ctx context.Context, id string, at time.Time) e
 func (s *Store) TouchOAuthGrant(ctx context.Context, id string, at, staleBefore time.Time) error {
 	return do(ctx, s.forCredentials, func(st board.Store) error { return st.TouchOAuthGrant(ctx, id, at, staleBefore) })
 }
+
+// The server's own secrets.
+
+// ServerSecret is board.Store's, answered once the store is open.
+func (s *Store) ServerSecret(ctx context.Context, name string, candidate []byte) ([]byte, error) {
+	return call(ctx, s.get, func(st board.Store) ([]byte, error) { return st.ServerSecret(ctx, name, candidate) })
+}

@@ -127,7 +127,9 @@ func eventsBefore(ctx context.Context, q querier, ticketID string, before *board
 	}
 	where, args := `ticket_id = ?`, []any{ticketID}
 	if before != nil {
-		where, args = where+` AND seq < (SELECT seq FROM events WHERE id = ?)`, append(args, before.ID)
+		// The position is resolved within this ticket only: an id of
+		// another ticket's event places nothing here.
+		where, args = where+` AND seq < (SELECT seq FROM events WHERE id = ? AND ticket_id = ?)`, append(args, before.ID, ticketID)
 	}
 	events, err := queryEvents(ctx, q, `SELECT data FROM events WHERE `+where+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1)...)
 	if err != nil {

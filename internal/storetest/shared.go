@@ -39,6 +39,8 @@ func RunShared(t *testing.T, newBackend func(t *testing.T) Instances) {
 		{"50 identical creates across 5 instances: one ticket, 49 replays", testCreatesOneKeyAcrossInstances},
 		{"50 distinct creates across 5 instances: numbers 1..50, no gaps", testCreatesAcrossInstances},
 		{"40 client registrations across 4 instances, limit 10: exactly 10 counted", testRegistrationsAcrossInstances},
+		{"32 get-or-creates of one secret across 4 instances: one secret", testSecretAcrossInstances},
+		{"a cursor one instance hands out is taken by another", testCursorAcrossInstances},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

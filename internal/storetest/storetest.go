@@ -90,6 +90,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"ListEvents", listEventsTests()},
 		{"Changes", changeTests()},
 		{"Feed", feedTests()},
+		{"FeedHidden", feedHiddenTests()},
 		{"Lease", leaseTests()},
 		{"Concurrency", concurrencyTests()},
 		{"LargeValues", largeValueTests()},
@@ -100,6 +101,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"OAuth", oauthTests()},
 		{"WorkspaceWrites", workspaceWriteTests()},
 		{"Tasks", taskTests()},
+		{"Secrets", secretTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
