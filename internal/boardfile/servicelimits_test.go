@@ -69,7 +69,9 @@ func TestImportHoldsItemsToServiceLimits(t *testing.T) {
 		at   func() (int, string)
 		want string
 	}{
-		{"move reason over the limit", func() (int, string) { return sub(moved, `"reason":"finished"`, `"reason":"`+big(board.MaxReason+1)+`"`) }, "reason is 1001 characters"},
+		{"move reason over the limit", func() (int, string) {
+			return sub(moved, `"reason":"finished"`, `"reason":"`+big(board.MaxReason+1)+`"`)
+		}, "reason is 1001 characters"},
 		{"move reason of half a megabyte", func() (int, string) { return sub(moved, `"reason":"finished"`, `"reason":"`+big(500_000)+`"`) }, "the limit is 1000"},
 		{"move to no status", func() (int, string) { return sub(moved, `"to":"done"`, `"to":"gone"`) }, `status "gone"`},
 		{"fields no write changes", func() (int, string) { return sub(updated, `"fields":["title"]`, `"fields":["title","colour"]`) }, `field "colour"`},
@@ -83,7 +85,9 @@ func TestImportHoldsItemsToServiceLimits(t *testing.T) {
 		{"request arguments over any call's", func() (int, string) {
 			return sub(request, `"args":{`, `"args":{"pad":"`+big(board.MaxMovedJSON)+`",`)
 		}, "more than any call's"},
-		{"request result that is no object", func() (int, string) { return reSub(request, `"result":\{.*\},"created_at"`, `"result":"done","created_at"`) }, "result must be a JSON object"},
+		{"request result that is no object", func() (int, string) {
+			return reSub(request, `"result":\{.*\},"created_at"`, `"result":"done","created_at"`)
+		}, "result must be a JSON object"},
 		{"request with no fingerprint", func() (int, string) { return reSub(request, `"fingerprint":"[0-9a-f]+"`, `"fingerprint":"x"`) }, "fingerprint"},
 		{"ticket number at 2^40", func() (int, string) {
 			i, l := sub(ticket, `"id":"ops-2"`, `"id":"ops-`+tooFar+`"`)
