@@ -75,7 +75,7 @@ func exportRate(st mover, n int) ([]byte, float64, error) {
 
 func importRate(st mover, file []byte, n int) (float64, error) {
 	start := time.Now()
-	res, err := boardfile.Import(context.Background(), st, bytes.NewReader(file), boardfile.ImportOptions{Now: time.Now(), WithPeople: true})
+	res, err := boardfile.Import(context.Background(), st, bytes.NewReader(file), boardfile.ImportOptions{Now: time.Now()})
 	if err != nil {
 		return 0, err
 	}
