@@ -55,6 +55,7 @@ func TestBadInput(t *testing.T) {
 		{"cut mid-line", []byte(strings.Join(lines[:firstNote], "\n") + "\n" + lines[firstNote][:20]), firstNote + 1, "not a valid line", -1},
 		{"unknown version", with(0, strings.Replace(lines[0], `"version":1`, `"version":2`, 1)), 1, "format version 2", 0},
 		{"not an export", with(0, `{"hello":"world"}`), 1, "not a ticket-ledger-board header", 0},
+		{"export id that is no id", with(0, regexp.MustCompile(`"export_id":"[0-9a-f]+"`).ReplaceAllString(lines[0], `"export_id":"`+strings.Repeat("x", 1000)+`"`)), 1, "export_id", 0},
 		{"unknown kind", with(mid, `{"kind":"ticket-ish"}`), mid + 1, `unknown kind "ticket-ish"`, -1},
 		{"malformed JSON", with(mid, `{"kind":"ticket","ticket":{`), mid + 1, "not a valid line", -1},
 		{"unknown field", with(mid, strings.Replace(lines[mid], `"kind":"ticket"`, `"kind":"ticket","colour":"red"`, 1)), mid + 1, "unknown field", -1},

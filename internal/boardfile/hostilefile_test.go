@@ -54,7 +54,7 @@ func (f *streamedFile) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-const hostileHead = `{"format":"ticket-ledger-board","version":1,"exported_at":"2026-11-30T09:00:00Z","with_people":false,"export_id":"hostile"}
+const hostileHead = `{"format":"ticket-ledger-board","version":1,"exported_at":"2026-11-30T09:00:00Z","with_people":false,"export_id":"0ba5ed"}
 {"kind":"workspace","workspace":{"slug":"big","name":"Big","ai_policy":"read_write","next_number":1}}
 `
 

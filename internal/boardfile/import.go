@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"time"
 
@@ -97,6 +98,10 @@ func (r ImportResult) WrittenTotal() int {
 	}
 	return n
 }
+
+// exportID is the form of a header's export_id: Export writes 24 hex
+// digits.
+var exportID = regexp.MustCompile(`^[0-9a-f]{1,64}$`)
 
 // ErrNotEmpty is why an import without a merge mode refuses a target.
 var ErrNotEmpty = errors.New("the target store already holds a board")
@@ -244,8 +249,9 @@ func (im *importer) header() error {
 	if im.head.Version != Version {
 		return &LineError{Line: im.lines.n, Err: fmt.Errorf("format version %d is not one this program reads (it reads version %d): import it with the ticket-ledger release that exported it, or a newer one", im.head.Version, Version)}
 	}
-	if im.head.ExportID == "" {
-		return &LineError{Line: im.lines.n, Err: errors.New("the header has no export_id: the file is not a ticket-ledger export")}
+	if !exportID.MatchString(im.head.ExportID) {
+		// It names the import's mark in the target (resume.go).
+		return &LineError{Line: im.lines.n, Err: errors.New("the header's export_id is missing or not 1-64 hex digits: the file is not a ticket-ledger export")}
 	}
 	if im.opts.WithPeople && !im.head.WithPeople {
 		return &LineError{Line: im.lines.n, Err: errors.New("--with-people was given but the file was exported without people (its header says with_people false); nothing was written: import it without --with-people, or export again with --with-people")}
