@@ -24,6 +24,10 @@ import (
 
 var tokenHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
+// maxPasswordHash bounds a moved password hash: an argon2id hash in its
+// PHC form, with any parameters, is well under it.
+const maxPasswordHash = 256
+
 func (im *importer) putPerson(l *line) error {
 	if l.Person == nil {
 		return errors.New("a person line without the person")
@@ -37,6 +41,10 @@ func (im *importer) putPerson(l *line) error {
 	}
 	if err := board.ValidateRole(p.Role); err != nil {
 		return err
+	}
+	if len(p.PasswordHash) > maxPasswordHash || strings.ContainsFunc(p.PasswordHash, func(c rune) bool { return c <= ' ' || c > '~' }) {
+		// An argon2id hash in its PHC form is about 100 characters.
+		return fmt.Errorf("person %s: password_hash is not a password hash (printable, at most %d characters)", p.Handle, maxPasswordHash)
 	}
 	if im.filePeople[p.Handle] {
 		return fmt.Errorf("person %s is in the file twice", p.Handle)

@@ -99,6 +99,9 @@ func TestImportHoldsItemsToServiceLimits(t *testing.T) {
 		{"ticket url of another ticket", func() (int, string) { return sub(ticket, `/tickets/ops-2"`, `/tickets/ops-3"`) }, "url"},
 		{"ticket url that is a script", func() (int, string) { return sub(ticket, `"url":"http://board.test/`, `"url":"javascript:alert(1)//`) }, "url"},
 		{"ticket owner that is nobody", func() (int, string) { return sub(ticket, `"owner":"ai:alice"`, `"owner":"root"`) }, "owner"},
+		{"password hash of half a megabyte", func() (int, string) {
+			return reSub(find(`{"kind":"person"`), `"password_hash":"[^"]*"`, `"password_hash":"`+big(500_000)+`"`)
+		}, "not a password hash"},
 		{"token agent that is no name", func() (int, string) { return sub(token, `"agent":"alice"`, `"agent":"ai:<script>"`) }, "agent"},
 		{"token id that is not its hash's", func() (int, string) { return sub(token, `"id":"abababababababab"`, `"id":"0123456789abcdef"`) }, "first 16 digits"},
 		{"client redirecting to plain http", func() (int, string) {
