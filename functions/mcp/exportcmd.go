@@ -20,11 +20,14 @@ const exportUsage = `usage:
       tickets, notes, history and the request records still inside their retention window;
       --with-people adds people, API tokens and connected agents (OAuth clients, grants that
       can still be used and their tokens): hashes, never secrets
-  import-board [--merge=skip|fail] < board.jsonl
+  import-board [--merge=skip|fail] [--with-people] < board.jsonl
       puts an export into the store LEDGER_STORE names. The target must be empty (a fresh
       store) or hold a stopped run of the same file's import, which is resumed; --merge=skip
       keeps the target's copy of every clashing item and adds the rest, --merge=fail adds but
       stops at the first clash. Running it again writes nothing twice.
+      --with-people also adds the file's people, API tokens and connected agents (the file
+      must be exported with --with-people); without it they are skipped. A person the target
+      already holds otherwise is never changed, and gains no token or grant from the file.
 `
 
 // runExport is `export`: the data on stdout, a summary on stderr.
@@ -74,6 +77,8 @@ func (c command) runImportBoard(ctx context.Context) int {
 				return c.moveUsage("%v", err)
 			}
 			opts.Merge = m
+		case a == "--with-people":
+			opts.WithPeople = true
 		default:
 			return c.moveUsage("unexpected argument %q for import-board", a)
 		}
@@ -97,6 +102,9 @@ func (c command) runImportBoard(ctx context.Context) int {
 		return exitFailed
 	}
 	fmt.Fprintln(c.stderr, "imported: "+summary)
+	if !opts.WithPeople && res.Skipped[boardfile.KindPerson] > 0 {
+		fmt.Fprintln(c.stderr, "the file's people, API tokens and connected agents were left out: import it again with --with-people to add them")
+	}
 	return exitOK
 }
 

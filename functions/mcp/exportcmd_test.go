@@ -80,10 +80,10 @@ func TestExportImportCommands(t *testing.T) {
 	if strings.Contains(file, "password\"") || !strings.Contains(file, `"password_hash":"hash-only"`) {
 		t.Errorf("the export should hold the password's hash only")
 	}
-	if _, errOut, code := admin(t, bin, dynEnv, file, "import-board"); code != exitOK || !strings.Contains(errOut, "imported: written") {
+	if _, errOut, code := admin(t, bin, dynEnv, file, "import-board", "--with-people"); code != exitOK || !strings.Contains(errOut, "imported: written") {
 		t.Fatalf("import-board into DynamoDB: exit %d, stderr %q", code, errOut)
 	}
-	if _, errOut, code := admin(t, bin, dynEnv, file, "import-board"); code != exitOK || !strings.Contains(errOut, "written nothing") {
+	if _, errOut, code := admin(t, bin, dynEnv, file, "import-board", "--with-people"); code != exitOK || !strings.Contains(errOut, "written nothing") {
 		t.Errorf("a second import-board: exit %d, stderr %q; want nothing written", code, errOut)
 	}
 	fromDyn, _, code := admin(t, bin, dynEnv, "", "export", "--with-people")
@@ -91,7 +91,7 @@ func TestExportImportCommands(t *testing.T) {
 		t.Fatalf("the table's export (exit %d) differs from the local one", code)
 	}
 	back := []string{"LEDGER_STORE=sqlite", "LEDGER_DATA=" + t.TempDir()}
-	if _, errOut, code := admin(t, bin, back, fromDyn, "import-board"); code != exitOK {
+	if _, errOut, code := admin(t, bin, back, fromDyn, "import-board", "--with-people"); code != exitOK {
 		t.Fatalf("import-board back to a local store: exit %d, stderr %q", code, errOut)
 	}
 	if again, _, _ := admin(t, bin, back, "", "export", "--with-people"); !slices.Equal(sortedItems(again), sortedItems(file)) {
@@ -100,6 +100,17 @@ func TestExportImportCommands(t *testing.T) {
 	one, _, code := admin(t, bin, localEnv, "", "export", "--workspace", "inbox")
 	if code != exitOK || strings.Contains(one, `"kind":"person"`) || !strings.Contains(one, `"workspace":"inbox"`) {
 		t.Errorf("export --workspace inbox: exit %d", code)
+	}
+	// People move only when both the file and the command say so.
+	if _, errOut, code := admin(t, bin, []string{"LEDGER_STORE=sqlite", "LEDGER_DATA=" + t.TempDir()}, one, "import-board", "--with-people"); code != exitFailed || !strings.Contains(errOut, "exported without people") {
+		t.Errorf("import-board --with-people of a file without people: exit %d, stderr %q", code, errOut)
+	}
+	noPeople := []string{"LEDGER_STORE=sqlite", "LEDGER_DATA=" + t.TempDir()}
+	if _, errOut, code := admin(t, bin, noPeople, file, "import-board"); code != exitOK || !strings.Contains(errOut, "skipped 1 person") || !strings.Contains(errOut, "import it again with --with-people") {
+		t.Errorf("import-board without --with-people: exit %d, stderr %q", code, errOut)
+	}
+	if moved, _, _ := admin(t, bin, noPeople, "", "export", "--with-people"); strings.Contains(moved, `"kind":"person"`) {
+		t.Errorf("import-board without --with-people wrote people")
 	}
 
 	// A used store: refused without --merge, taken with --merge=skip.

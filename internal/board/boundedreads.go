@@ -148,8 +148,16 @@ func (b *TextBudget) Take(t Ticket) bool {
 // TextBytes is how many bytes a note's body takes as JSON.
 func (n Note) TextBytes() int { return jsonBytes(n.Body) }
 
-// TextBytes is how many bytes an event's free text takes as JSON.
-func (e Event) TextBytes() int { return jsonBytes(e.Reason) + len(e.RequestID) + 8*len(e.Fields) }
+// TextBytes is how many bytes an event's variable parts take as JSON:
+// every one is counted as it is written, not as the service bounds it, so
+// an answer's estimate holds whatever a store holds.
+func (e Event) TextBytes() int {
+	n := jsonBytes(e.Reason) + jsonBytes(e.RequestID) + jsonBytes(e.From) + jsonBytes(e.To) + jsonBytes(e.NoteID)
+	for _, f := range e.Fields {
+		n += jsonBytes(f) + 3
+	}
+	return n
+}
 
 // jsonBytes is the length of s as a JSON string (without its quotes), as
 // encoding/json writes it: a control character, <, >, & or a line or

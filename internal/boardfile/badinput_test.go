@@ -55,6 +55,7 @@ func TestBadInput(t *testing.T) {
 		{"cut mid-line", []byte(strings.Join(lines[:firstNote], "\n") + "\n" + lines[firstNote][:20]), firstNote + 1, "not a valid line", -1},
 		{"unknown version", with(0, strings.Replace(lines[0], `"version":1`, `"version":2`, 1)), 1, "format version 2", 0},
 		{"not an export", with(0, `{"hello":"world"}`), 1, "not a ticket-ledger-board header", 0},
+		{"export id that is no id", with(0, regexp.MustCompile(`"export_id":"[0-9a-f]+"`).ReplaceAllString(lines[0], `"export_id":"`+strings.Repeat("x", 1000)+`"`)), 1, "export_id", 0},
 		{"unknown kind", with(mid, `{"kind":"ticket-ish"}`), mid + 1, `unknown kind "ticket-ish"`, -1},
 		{"malformed JSON", with(mid, `{"kind":"ticket","ticket":{`), mid + 1, "not a valid line", -1},
 		{"unknown field", with(mid, strings.Replace(lines[mid], `"kind":"ticket"`, `"kind":"ticket","colour":"red"`, 1)), mid + 1, "unknown field", -1},
@@ -63,11 +64,11 @@ func TestBadInput(t *testing.T) {
 		{"note of a missing ticket", with(lastNote, strings.Replace(lines[lastNote], `"ticket_id":"ops-`, `"ticket_id":"ops-9`, 1)), lastNote + 1, "not in the target store", -1},
 		{"end counts wrong", with(len(lines)-1, strings.Replace(lines[len(lines)-1], `"ticket":`, `"ticket":1`, 1)), len(lines), "end line counts", -1},
 		{"line after the end", join(append(append([]string(nil), lines...), lines[mid])), len(lines) + 1, "after the end line", -1},
-		{"grant whose person is missing", with(grant, strings.Replace(lines[grant], `"handle":"cy"`, `"handle":"zed"`, 1)), grant + 1, "its person zed is not in the target store", -1},
+		{"grant whose person is missing", with(grant, strings.Replace(lines[grant], `"handle":"cy"`, `"handle":"zed"`, 1)), grant + 1, "its person zed has no line before it in this file", -1},
 		{"grant whose client is missing", with(grant, regexp.MustCompile(`"client_id":"tlc_[0-9a-f]+"`).ReplaceAllString(lines[grant], `"client_id":"tlc_`+strings.Repeat("0", 32)+`"`)), grant + 1, "its client tlc_000", -1},
 		{"grant with a bad agent", with(grant, strings.Replace(lines[grant], `"agent":"claude"`, `"agent":"ai:no agent"`, 1)), grant + 1, "agent", -1},
 		{"client without redirect URIs", with(client, regexp.MustCompile(`"redirect_uris":\[[^]]*\]`).ReplaceAllString(lines[client], `"redirect_uris":[]`)), client + 1, "no redirect URI", -1},
-		{"token whose grant is missing", with(token, regexp.MustCompile(`"grant_id":"[0-9a-f]+"`).ReplaceAllString(lines[token], `"grant_id":"00000000000000ff"`)), token + 1, "its grant 00000000000000ff is not in the target store", -1},
+		{"token whose grant is missing", with(token, regexp.MustCompile(`"grant_id":"[0-9a-f]+"`).ReplaceAllString(lines[token], `"grant_id":"00000000000000ff"`)), token + 1, "its grant 00000000000000ff has no line before it in this file", -1},
 		{"token that is no hash", with(token, regexp.MustCompile(`"hash":"[0-9a-f]+"`).ReplaceAllString(lines[token], `"hash":"tla_secret"`)), token + 1, "hashes, never tokens", -1},
 		{"unknown field of a grant", with(grant, strings.Replace(lines[grant], `"kind":"oauth_grant"`, `"kind":"oauth_grant","secret":"x"`, 1)), grant + 1, "unknown field", -1},
 		{"line too long", with(mid, `{"kind":"ticket","x":"`+strings.Repeat("a", boardfile.MaxLine)+`"}`), mid + 1, "longer than", -1},
@@ -76,7 +77,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dst := open(t, testbackends.SQLite, clock)
 			fresh := len(items(export(t, dst, boardfile.ExportOptions{WithPeople: true})))
-			res, err := boardfile.Import(context.Background(), dst.store, bytes.NewReader(c.file), boardfile.ImportOptions{Now: clock.Now()})
+			res, err := boardfile.Import(context.Background(), dst.store, bytes.NewReader(c.file), boardfile.ImportOptions{Now: clock.Now(), WithPeople: true})
 			var le *boardfile.LineError
 			if !errors.As(err, &le) || le.Line != c.line || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("import: %v, want a line %d error with %q", err, c.line, c.want)

@@ -13,6 +13,11 @@ import (
 // transaction beside a running server's writes.
 const batchSize = 256
 
+// batchBytes bounds a batch by the length of its items' lines too, so the
+// items an import holds before it writes them stay a few megabytes
+// whatever their size: 256 items of the largest kind would be over 200 MB.
+const batchBytes = 2 << 20
+
 // queued is an item read and checked, not yet written.
 type queued struct {
 	item     board.MovedItem
@@ -33,12 +38,13 @@ func (im *importer) write(kind, id string, item board.MovedItem) error {
 		}
 		return im.count(kind, id, out, q.line)
 	}
-	if len(im.queue) > 0 && (im.queue[0].kind != kind || len(im.queue) >= batchSize) {
+	if len(im.queue) > 0 && (im.queue[0].kind != kind || len(im.queue) >= batchSize || im.queueBytes+im.lineBytes > batchBytes) {
 		if err := im.flush(); err != nil {
 			return err
 		}
 	}
 	im.queue = append(im.queue, q)
+	im.queueBytes += im.lineBytes
 	return nil
 }
 
@@ -64,7 +70,7 @@ func (im *importer) flush() error {
 	}
 	bt := im.dst.(board.BatchTarget)
 	queue := im.queue
-	im.queue = im.queue[:0]
+	im.queue, im.queueBytes = nil, 0
 	items := make([]board.MovedItem, len(queue))
 	for i, q := range queue {
 		items[i] = q.item

@@ -111,7 +111,7 @@ func grow(t *testing.T, f *fixture, n int) {
 		}
 	}
 	used := t0.Add(2 * time.Hour)
-	if err := f.store.CreateToken(ctx, board.APIToken{ID: "0123456789abcdef", Hash: strings.Repeat("ab", 32), Handle: "ada", Agent: "alice",
+	if err := f.store.CreateToken(ctx, board.APIToken{ID: strings.Repeat("ab", 8), Hash: strings.Repeat("ab", 32), Handle: "ada", Agent: "alice",
 		Label: "laptop", CreatedBy: "human:ada", CreatedAt: t0, LastUsedAt: &used}); err != nil {
 		t.Fatal(err)
 	}
@@ -128,9 +128,12 @@ func export(t *testing.T, f *fixture, opts boardfile.ExportOptions) []byte {
 	return out.Bytes()
 }
 
+// importInto imports file into f; a file exported with people is imported
+// with them (--with-people), as a move of the whole board is.
 func importInto(t *testing.T, f *fixture, file []byte, opts boardfile.ImportOptions) boardfile.ImportResult {
 	t.Helper()
 	opts.Now = f.clock.Now()
+	opts.WithPeople = opts.WithPeople || withPeople(file)
 	res, err := boardfile.Import(context.Background(), f.store, bytes.NewReader(file), opts)
 	if err != nil {
 		t.Fatalf("import into %s: %v", f.be.Name, err)
@@ -146,4 +149,10 @@ func items(file []byte) []string {
 	out := slices.Clone(lines[1:])
 	slices.Sort(out)
 	return out
+}
+
+// withPeople says whether file's header says it holds people.
+func withPeople(file []byte) bool {
+	head, _, _ := bytes.Cut(file, []byte("\n"))
+	return bytes.Contains(head, []byte(`"with_people":true`))
 }

@@ -28,9 +28,12 @@ const Format = "ticket-ledger-board"
 // Version is the version of the format this package writes and reads.
 const Version = 1
 
-// MaxLine bounds one line: the largest ticket or request record (every
-// field at its limit, every character escaped) fits many times over.
-const MaxLine = 8 << 20
+// MaxLine bounds one line: the largest item the service can write (a
+// request record whose arguments and result each carry a ticket with every
+// field at its limit, every character escaped) plus a margin
+// (board.MaxMovedLine says how it is counted). An import holds at most one
+// such line, and refuses a longer one as soon as it has read past the bound.
+const MaxLine = board.MaxMovedLine
 
 // Kinds of lines.
 const (

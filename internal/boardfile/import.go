@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"time"
 
@@ -65,8 +66,15 @@ type ImportOptions struct {
 	// window: expired ones are skipped.
 	Now time.Time
 	// Collisions, if set, gets one line per item kept as the target had
-	// it (MergeSkip).
+	// it (MergeSkip), and per token or grant skipped with its person.
 	Collisions io.Writer
+	// WithPeople reads the file's people, API tokens and connected agents
+	// (import-board --with-people). Without it they are skipped, counted
+	// under Skipped; with it, the file's header must say it holds them.
+	// Either way a token or grant goes only to a person this file wrote,
+	// or one the target holds exactly as the file has it: never to a
+	// person of the target the file does not match.
+	WithPeople bool
 }
 
 // ImportResult counts what an import did, per kind.
@@ -75,7 +83,9 @@ type ImportResult struct {
 	// (an earlier run wrote them). Kept: items whose id the target held
 	// with other content, kept as they were. Skipped: request records,
 	// OAuth grants, tokens and metadata documents' clients expired by now,
-	// the children of kept tickets and the tokens of grants not put.
+	// the children of kept tickets and kept people (their tokens and
+	// grants), the tokens of grants not put, and, without WithPeople,
+	// every person, token and connected agent of the file.
 	Written, AlreadyThere, Kept, Skipped Counts
 	Lines                                int
 }
@@ -88,6 +98,10 @@ func (r ImportResult) WrittenTotal() int {
 	}
 	return n
 }
+
+// exportID is the form of a header's export_id: Export writes 24 hex
+// digits.
+var exportID = regexp.MustCompile(`^[0-9a-f]{1,64}$`)
 
 // ErrNotEmpty is why an import without a merge mode refuses a target.
 var ErrNotEmpty = errors.New("the target store already holds a board")
@@ -102,10 +116,18 @@ type importer struct {
 	read   Counts          // items read per kind, for the end line
 	spaces map[string]bool // workspaces of the file
 	kept   map[string]bool // tickets whose target copy was kept
-	// grantsOut are the grants of the file not put (expired by now, or
-	// the target's copy kept): their tokens are left out too.
-	grantsOut map[string]bool
-	queue     []queued // items read, not yet written (batch.go)
+	// grantsOut are the grants of the file not put (expired by now, the
+	// target's copy kept, or their person's kept): their tokens are left
+	// out too. grantsIn are the grants this file wrote or found as it has
+	// them: the only ones a token line may name.
+	grantsOut, grantsIn map[string]bool
+	// filePeople are the handles of the file's person lines; ownPeople
+	// those of them this file wrote or found as it has them: the only
+	// people a token or grant line may name (people.go).
+	filePeople, ownPeople map[string]bool
+	queue                 []queued // items read, not yet written (batch.go)
+	queueBytes            int      // the queued items' lines, in bytes
+	lineBytes             int      // the length of the line just read
 }
 
 // Import reads a file written by Export from r and puts every item into
@@ -115,7 +137,8 @@ type importer struct {
 // is absent, so running an import again, or again after it was stopped,
 // writes nothing twice.
 func Import(ctx context.Context, dst Target, r io.Reader, opts ImportOptions) (ImportResult, error) {
-	im := &importer{ctx: ctx, dst: dst, opts: opts, lines: newLineReader(r), read: Counts{}, spaces: map[string]bool{}, kept: map[string]bool{}, grantsOut: map[string]bool{},
+	im := &importer{ctx: ctx, dst: dst, opts: opts, lines: newLineReader(r), read: Counts{}, spaces: map[string]bool{}, kept: map[string]bool{},
+		grantsOut: map[string]bool{}, grantsIn: map[string]bool{}, filePeople: map[string]bool{}, ownPeople: map[string]bool{},
 		res: ImportResult{Written: Counts{}, AlreadyThere: Counts{}, Kept: Counts{}, Skipped: Counts{}}}
 	err := im.run()
 	im.res.Lines = im.lines.n
@@ -226,8 +249,12 @@ func (im *importer) header() error {
 	if im.head.Version != Version {
 		return &LineError{Line: im.lines.n, Err: fmt.Errorf("format version %d is not one this program reads (it reads version %d): import it with the ticket-ledger release that exported it, or a newer one", im.head.Version, Version)}
 	}
-	if im.head.ExportID == "" {
-		return &LineError{Line: im.lines.n, Err: errors.New("the header has no export_id: the file is not a ticket-ledger export")}
+	if !exportID.MatchString(im.head.ExportID) {
+		// It names the import's mark in the target (resume.go).
+		return &LineError{Line: im.lines.n, Err: errors.New("the header's export_id is missing or not 1-64 hex digits: the file is not a ticket-ledger export")}
+	}
+	if im.opts.WithPeople && !im.head.WithPeople {
+		return &LineError{Line: im.lines.n, Err: errors.New("--with-people was given but the file was exported without people (its header says with_people false); nothing was written: import it without --with-people, or export again with --with-people")}
 	}
 	return nil
 }
@@ -242,6 +269,7 @@ func (im *importer) nextLine() (*line, error) {
 	if err != nil {
 		return nil, err
 	}
+	im.lineBytes = len(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var l line
@@ -395,19 +423,22 @@ func (im *importer) put(l *line) error {
 			return nil
 		}
 		return im.write(KindRequest, r.Key.Principal+" "+r.Key.RequestID, board.MovedItem{Request: r})
-	case KindPerson:
+	case KindPerson, KindToken, KindOAuthClient, KindOAuthGrant, KindOAuthToken:
+		if !im.head.WithPeople {
+			return fmt.Errorf("a %s line in a file whose header says it holds no people (with_people false): the file was altered or damaged; export it again", l.Kind)
+		}
+		if !im.opts.WithPeople {
+			im.skip(l.Kind)
+			return nil
+		}
 		if err := im.flush(); err != nil {
 			return err
 		}
-		return im.putPerson(l)
-	case KindToken:
-		if err := im.flush(); err != nil {
-			return err
-		}
-		return im.putToken(l)
-	case KindOAuthClient, KindOAuthGrant, KindOAuthToken:
-		if err := im.flush(); err != nil {
-			return err
+		switch l.Kind {
+		case KindPerson:
+			return im.putPerson(l)
+		case KindToken:
+			return im.putToken(l)
 		}
 		return im.putAgent(l)
 	}

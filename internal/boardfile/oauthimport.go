@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 )
 
 // Connected agents go in after the people: a client (through the store's
@@ -13,7 +14,9 @@ import (
 // then its grants, then the grants' tokens (PutOAuthGrant, PutOAuthToken:
 // only when absent). What can no longer be used by the import's clock is
 // skipped: expired grants and tokens, and a metadata document's client
-// whose cached copy expired (the target fetches the document again).
+// whose cached copy expired (the target fetches the document again). A
+// grant goes in only for a person the file wrote or matches (people.go),
+// a token only for a grant the file put or found as it has it.
 
 func (im *importer) putAgent(l *line) error {
 	switch l.Kind {
@@ -37,6 +40,9 @@ func (im *importer) putAgent(l *line) error {
 
 func (im *importer) putClient(c board.OAuthClient) error {
 	if err := board.ValidateMovedOAuthClient(c); err != nil {
+		return err
+	}
+	if err := oauth.CheckMovedClient(c, im.opts.Now); err != nil {
 		return err
 	}
 	if !c.ExpiresAt.IsZero() && !c.ExpiresAt.After(im.opts.Now) {
@@ -69,6 +75,10 @@ func (im *importer) putGrant(g board.OAuthGrant) error {
 		im.skip(KindOAuthGrant)
 		return nil
 	}
+	if owned, err := im.ownedBy(KindOAuthGrant, g.ID, g.Handle); !owned {
+		im.grantsOut[g.ID] = true
+		return err
+	}
 	if !isDocumentID(g.ClientID) {
 		// A registered client is the token endpoint's to check: a grant
 		// whose client the target lacks could never be refreshed.
@@ -87,6 +97,8 @@ func (im *importer) putGrant(g board.OAuthGrant) error {
 	}
 	if out == board.Collision {
 		im.grantsOut[g.ID] = true
+	} else {
+		im.grantsIn[g.ID] = true
 	}
 	return im.count(KindOAuthGrant, g.ID, out, im.lines.n)
 }
@@ -98,6 +110,11 @@ func (im *importer) putOAuthToken(t board.OAuthToken) error {
 	if im.grantsOut[t.GrantID] || !t.ExpiresAt.After(im.opts.Now) {
 		im.skip(KindOAuthToken)
 		return nil
+	}
+	if !im.grantsIn[t.GrantID] {
+		// A token of a grant the file does not carry would be a new
+		// credential of whoever holds that grant in the target.
+		return fmt.Errorf("OAuth token %s…: its grant %s has no line before it in this file (an export lists every grant before its tokens)", t.Hash[:8], t.GrantID)
 	}
 	out, err := im.dst.PutOAuthToken(im.ctx, t)
 	if errors.Is(err, board.ErrNotFound) {

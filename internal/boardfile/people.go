@@ -4,15 +4,29 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // People and tokens move through the store's own writes (CreatePerson,
 // CreateToken), which store every field given, hashes included.
+//
+// A token or a grant is a credential of its person, so it goes in only for
+// a person this file wrote, or one the target holds exactly as the file
+// has them (an earlier run of the import wrote them). A person of the
+// target the file does not match (kept under --merge=skip) keeps every
+// credential they had and gains none from the file: their tokens' and
+// grants' lines are skipped and listed. A token or grant whose person has
+// no line before it is no export's: it stops the import.
 
 var tokenHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// maxPasswordHash bounds a moved password hash: an argon2id hash in its
+// PHC form, with any parameters, is well under it.
+const maxPasswordHash = 256
 
 func (im *importer) putPerson(l *line) error {
 	if l.Person == nil {
@@ -28,6 +42,14 @@ func (im *importer) putPerson(l *line) error {
 	if err := board.ValidateRole(p.Role); err != nil {
 		return err
 	}
+	if len(p.PasswordHash) > maxPasswordHash || strings.ContainsFunc(p.PasswordHash, func(c rune) bool { return c <= ' ' || c > '~' }) {
+		// An argon2id hash in its PHC form is about 100 characters.
+		return fmt.Errorf("person %s: password_hash is not a password hash (printable, at most %d characters)", p.Handle, maxPasswordHash)
+	}
+	if im.filePeople[p.Handle] {
+		return fmt.Errorf("person %s is in the file twice", p.Handle)
+	}
+	im.filePeople[p.Handle] = true
 	have, err := im.dst.GetPerson(im.ctx, p.Handle)
 	switch {
 	case errors.Is(err, board.ErrNotFound):
@@ -38,12 +60,14 @@ func (im *importer) putPerson(l *line) error {
 		if err != nil {
 			return fmt.Errorf("person %s: %w", p.Handle, err)
 		}
+		im.ownPeople[p.Handle] = true
 		return im.count(KindPerson, p.Handle, board.Written, im.lines.n)
 	case err != nil:
 		return fmt.Errorf("person %s: %w", p.Handle, err)
 	}
 	same := have.Name == p.Name && have.Role == p.Role && have.PasswordHash == p.PasswordHash &&
 		have.Disabled == p.Disabled && have.CreatedAt.Equal(p.CreatedAt) && have.CredentialsNotBefore.Equal(p.CredentialsNotBefore)
+	im.ownPeople[p.Handle] = same
 	return im.count(KindPerson, p.Handle, outcomeOf(same), im.lines.n)
 }
 
@@ -52,10 +76,10 @@ func (im *importer) putToken(l *line) error {
 		return errors.New("a token line without the token")
 	}
 	t := l.Token.token()
-	if t.ID == "" || !tokenHash.MatchString(t.Hash) {
-		return fmt.Errorf("token %q: an id and a hex SHA-256 hash are required (an export holds hashes, never secrets)", t.ID)
+	if err := validateToken(t); err != nil {
+		return err
 	}
-	if err := board.ValidateHandle(t.Handle); err != nil {
+	if owned, err := im.ownedBy(KindToken, t.ID, t.Handle); !owned {
 		return err
 	}
 	have, err := im.dst.GetToken(im.ctx, t.ID)
@@ -75,6 +99,58 @@ func (im *importer) putToken(l *line) error {
 		have.CreatedBy == t.CreatedBy && have.CreatedAt.Equal(t.CreatedAt) && sameTime(have.LastUsedAt, t.LastUsedAt) &&
 		sameTime(have.RevokedAt, t.RevokedAt)
 	return im.count(KindToken, t.ID, outcomeOf(same), im.lines.n)
+}
+
+// validateToken holds a moved token to what the token commands make: an
+// id that is its hash's first 16 hex digits, an agent's name as tokens
+// create checks it, a label of one line.
+func validateToken(t board.APIToken) error {
+	if !tokenHash.MatchString(t.Hash) || t.ID != t.Hash[:16] {
+		return fmt.Errorf("token %q: a hex SHA-256 hash and an id of its first 16 digits are required (an export holds hashes, never secrets)", clipped(t.ID))
+	}
+	if err := board.ValidateHandle(t.Handle); err != nil {
+		return err
+	}
+	if t.Agent != "" {
+		if name, err := board.ValidateAgentName(t.Agent); err != nil || name != t.Agent {
+			return fmt.Errorf("token %s: agent %q is not an agent's name (1-64 letters, digits, '.', '_' or '-', without ai:)", t.ID, clipped(t.Agent))
+		}
+	}
+	if err := board.ValidateTokenLabel(t.Label); err != nil {
+		return fmt.Errorf("token %s: %w", t.ID, err)
+	}
+	if t.CreatedBy == "" || len(t.CreatedBy) > 200 || strings.ContainsFunc(t.CreatedBy, unicode.IsControl) {
+		return fmt.Errorf("token %s: created_by must be the author who made it (one line, at most 200 bytes)", t.ID)
+	}
+	if t.CreatedAt.IsZero() {
+		return fmt.Errorf("token %s has no created_at", t.ID)
+	}
+	return nil
+}
+
+// ownedBy says whether a credential of handle (a token or a grant, kind
+// and id) may be put: its person is one this file wrote or found as it
+// has them. A kept person's credential is skipped and listed (false, nil);
+// one whose person has no line before it stops the import.
+func (im *importer) ownedBy(kind, id, handle string) (bool, error) {
+	if im.ownPeople[handle] {
+		return true, nil
+	}
+	if !im.filePeople[handle] {
+		return false, fmt.Errorf("%s %s: its person %s has no line before it in this file (an export lists every person before their tokens and grants)", kind, id, handle)
+	}
+	im.skip(kind)
+	if im.opts.Collisions != nil {
+		fmt.Fprintf(im.opts.Collisions, "line %d: %s %s of %s skipped: the target's %s was kept, and gains no credential from the file\n", im.lines.n, kind, id, handle, handle)
+	}
+	return false, nil
+}
+
+func clipped(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }
 
 func outcomeOf(same bool) board.Outcome {

@@ -72,7 +72,7 @@ func TestResume(t *testing.T) {
 	for _, name := range targets {
 		t.Run(name, func(t *testing.T) {
 			dst := open(t, name, clock)
-			first, err := boardfile.Import(context.Background(), dst.store, &failingReader{r: bytes.NewReader(file), n: len(file) / 2}, boardfile.ImportOptions{Now: clock.Now()})
+			first, err := boardfile.Import(context.Background(), dst.store, &failingReader{r: bytes.NewReader(file), n: len(file) / 2}, boardfile.ImportOptions{Now: clock.Now(), WithPeople: withPeople(file)})
 			if err == nil || first.WrittenTotal() == 0 {
 				t.Fatalf("the interrupted import: %v after writing %v; want an error after writing some items", err, first.Written)
 			}
@@ -110,7 +110,7 @@ func TestNonEmptyTarget(t *testing.T) {
 			importInto(t, other, export(t, used, boardfile.ExportOptions{}), boardfile.ImportOptions{})
 			for _, dst := range []*fixture{used, other} {
 				before := export(t, dst, boardfile.ExportOptions{})
-				_, err := boardfile.Import(context.Background(), dst.store, bytes.NewReader(file), boardfile.ImportOptions{Now: clock.Now()})
+				_, err := boardfile.Import(context.Background(), dst.store, bytes.NewReader(file), boardfile.ImportOptions{Now: clock.Now(), WithPeople: withPeople(file)})
 				if !errors.Is(err, boardfile.ErrNotEmpty) || !strings.Contains(err.Error(), "--merge=skip") {
 					t.Errorf("import into a used store: %v, want a refusal naming --merge", err)
 				}
@@ -164,7 +164,7 @@ func TestMerge(t *testing.T) {
 			}
 
 			dst = newTarget()
-			_, err = boardfile.Import(context.Background(), dst.store, bytes.NewReader(file), boardfile.ImportOptions{Merge: boardfile.MergeFail, Now: clock.Now()})
+			_, err = boardfile.Import(context.Background(), dst.store, bytes.NewReader(file), boardfile.ImportOptions{Merge: boardfile.MergeFail, Now: clock.Now(), WithPeople: withPeople(file)})
 			var le *boardfile.LineError
 			lines := strings.Split(string(file), "\n")
 			if !errors.As(err, &le) || !strings.HasPrefix(lines[le.Line-1], `{"kind":"ticket","ticket":{"id":"ops-1"`) {
@@ -193,7 +193,7 @@ func TestWorkspaceClash(t *testing.T) {
 				}
 				return dst
 			}
-			_, err := boardfile.Import(context.Background(), newTarget().store, bytes.NewReader(file), boardfile.ImportOptions{Merge: boardfile.MergeFail, Now: clock.Now()})
+			_, err := boardfile.Import(context.Background(), newTarget().store, bytes.NewReader(file), boardfile.ImportOptions{Merge: boardfile.MergeFail, Now: clock.Now(), WithPeople: withPeople(file)})
 			var le *boardfile.LineError
 			if !errors.As(err, &le) || le.Line != opsLine || !strings.Contains(err.Error(), "workspace ops") {
 				t.Errorf("--merge=fail: %v, want a stop at line %d (workspace ops)", err, opsLine)

@@ -144,6 +144,9 @@ func (s *Store) batchTx(ctx context.Context, items []board.MovedItem, now time.T
 func (s *Store) movedWrites(it board.MovedItem, now time.Time) ([]types.TransactWriteItem, map[string]types.AttributeValue, int, error) {
 	switch {
 	case it.Ticket != nil:
+		if err := board.ValidateTicketNumber(it.Ticket.Number); err != nil {
+			return nil, nil, 0, err
+		}
 		item, err := ticketItem(*it.Ticket)
 		if err != nil {
 			return nil, nil, 0, err

@@ -54,6 +54,10 @@ var absent = map[string]string{"#pk": attrPK}
 // or never used (counter at 1, no counts: a fresh table's seeded
 // workspace).
 func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board.Outcome, error) {
+	// Both stores keep the same range of numbers, so a board moves back.
+	if err := board.ValidateNextNumber(w.Next); err != nil {
+		return 0, err
+	}
 	item := workspaceItem(board.Workspace{Slug: w.Slug, Name: w.Name, AIPolicy: w.AIPolicy})
 	item[attrNextNum] = num(w.Next)
 	// A workspace at 1 never held a ticket (a fresh table's seeded one):
@@ -148,6 +152,9 @@ const (
 // workspace's counter is raised above the ticket's number first (a gap a
 // failed put leaves is harmless; a number given twice would not be).
 func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, error) {
+	if err := board.ValidateTicketNumber(t.Number); err != nil {
+		return 0, err
+	}
 	if s.cache.next(t.Workspace) <= t.Number {
 		if err := s.raiseNext(ctx, t.Workspace, t.Number+1); err != nil {
 			return 0, err

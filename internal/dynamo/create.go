@@ -182,6 +182,10 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	if plan.Ticket.Number != number {
 		return nil, words, fmt.Errorf("dynamo: built ticket has number %d, asked for %d", plan.Ticket.Number, number)
 	}
+	if number > board.MaxTicketNumber {
+		// Both stores keep one range of numbers, so a board moves either way.
+		return nil, words, board.Errorf(board.CodeConflict, "workspace %s has given out every ticket number it can (up to %d); create the ticket in another workspace", plan.Ticket.Workspace, int64(board.MaxTicketNumber))
+	}
 	recItem, part, err := recordItems(rec, txid)
 	if err != nil {
 		return nil, words, err

@@ -201,3 +201,68 @@ func jsonEqual(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+// TestLargestEventsFit: a ticket moved a hundred times, every reason at
+// its limit of the characters that cost the most (the largest history
+// the service writes, and the largest an import takes): list_activity and
+// list_ticket_history with limit 100 stay within 1 MiB on the wire, say
+// where to continue, and paging reaches every event.
+func TestLargestEventsFit(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sizes := &responseSizes{}
+	cs := connect(t, e.URL, legacyVersion, &http.Client{Transport: sizes})
+	ctx := board.WithPrincipal(context.Background(), agent)
+	if _, err := e.Svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "moved", Workspace: "inbox", Title: "moved often"}); err != nil {
+		t.Fatal(err)
+	}
+	const moves = 100
+	for i := range moves {
+		status := []board.Status{board.StatusDoing, board.StatusHold}[i%2]
+		if _, err := e.Svc.MoveTicket(ctx, board.MoveTicketInput{RequestID: fmt.Sprintf("move-%d", i), ID: "inbox-1", Status: status,
+			Reason: largest(board.MaxReason, false)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		list func(json.RawMessage) ([]board.Event, *string)
+	}{
+		{"list_activity", map[string]any{"workspace": "inbox", "limit": 100}, func(raw json.RawMessage) ([]board.Event, *string) {
+			var l board.ActivityList
+			json.Unmarshal(raw, &l)
+			return l.Events, l.NextCursor
+		}},
+		{"list_ticket_history", map[string]any{"id": "inbox-1", "limit": 100}, func(raw json.RawMessage) ([]board.Event, *string) {
+			var l board.HistoryList
+			json.Unmarshal(raw, &l)
+			return l.History, l.NextCursor
+		}},
+	} {
+		seen := 0
+		for pages := 0; ; pages++ {
+			if pages > moves {
+				t.Fatalf("%s never reaches the oldest event", c.tool)
+			}
+			events, next := c.list(call[json.RawMessage](t, cs, c.tool, c.args))
+			if n := sizes.Last(); n > board.MaxAnswerBytes {
+				t.Fatalf("%s: an answer of %d bytes, over %d", c.tool, n, board.MaxAnswerBytes)
+			}
+			if pages == 0 && next == nil {
+				t.Errorf("%s: the first page holds all %d events and no cursor: it cannot fit", c.tool, len(events))
+			}
+			for _, ev := range events {
+				if ev.Type == board.EventTicketMoved {
+					seen++
+				}
+			}
+			if next == nil {
+				break
+			}
+			c.args["cursor"] = *next
+		}
+		if seen != moves {
+			t.Errorf("%s paged through %d moves, want %d", c.tool, seen, moves)
+		}
+	}
+}

@@ -113,3 +113,46 @@ func TestAnswersBounded(t *testing.T) {
 		t.Fatalf("paging reached %d tickets, want %d", seen, n)
 	}
 }
+
+// The events listing of a ticket moved a hundred times, every reason at
+// its limit of characters JSON writes in 6 bytes, stays within 1 MiB a
+// page, says where to continue, and paging reaches every move.
+func TestLargestEventsBounded(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	alice := e.tokens["alice"]
+	e.createTicket(alice, "inbox", "moved", map[string]any{"title": "moved often"})
+	reason := strings.Repeat("\x01", board.MaxReason)
+	const moves = 100
+	for i := range moves {
+		status := []string{"doing", "hold"}[i%2]
+		e.ok(call{method: "POST", path: "/api/v1/tickets/inbox-1/move", token: alice, key: fmt.Sprintf("mv-%d", i),
+			body: map[string]any{"status": status, "reason": reason}}, 200)
+	}
+	seen := 0
+	path := "/api/v1/workspaces/inbox/events?limit=100"
+	for pages := 0; path != ""; pages++ {
+		if pages > moves {
+			t.Fatal("paging does not end")
+		}
+		a := e.ok(call{method: "GET", path: path, token: alice}, 200)
+		if len(a.body) > board.MaxAnswerBytes {
+			t.Fatalf("page %d is %d bytes, over %d", pages, len(a.body), board.MaxAnswerBytes)
+		}
+		l := decodeAs[board.ActivityList](t, a)
+		if pages == 0 && l.NextCursor == nil {
+			t.Errorf("the first page holds all %d events and no cursor", len(l.Events))
+		}
+		for _, ev := range l.Events {
+			if ev.Type == board.EventTicketMoved {
+				seen++
+			}
+		}
+		path = ""
+		if l.NextCursor != nil {
+			path = "/api/v1/workspaces/inbox/events?limit=100&cursor=" + *l.NextCursor
+		}
+	}
+	if seen != moves {
+		t.Fatalf("paging reached %d moves, want %d", seen, moves)
+	}
+}

@@ -149,6 +149,10 @@ func (s *Store) BoardEmpty(ctx context.Context) (bool, error) {
 
 // PutWorkspace inserts a workspace with its counter, if absent.
 func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board.Outcome, error) {
+	// The search index's keys hold numbers below 2^40 (ftsShift).
+	if err := board.ValidateNextNumber(w.Next); err != nil {
+		return 0, err
+	}
 	var out board.Outcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var have board.MovedWorkspace
@@ -195,6 +199,11 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, e
 }
 
 func putTicket(ctx context.Context, tx *sql.Tx, t board.Ticket) (out board.Outcome, err error) {
+	// A number of 2^40 or more would index the ticket in another
+	// workspace's range of the search index (ftsShift).
+	if err := board.ValidateTicketNumber(t.Number); err != nil {
+		return out, err
+	}
 	var last int64
 	err = tx.QueryRowContext(ctx, `SELECT last_number FROM workspaces WHERE slug = ?`, t.Workspace).Scan(&last)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -57,6 +57,10 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
+			if last >= board.MaxTicketNumber {
+				// The search index keys numbers below 2^40 (ftsShift).
+				return board.Errorf(board.CodeConflict, "workspace %s has given out every ticket number it can (up to %d); import into another workspace", tx.Task.Workspace, int64(board.MaxTicketNumber))
+			}
 			plan, err := tx.Build(row, last+1)
 			if err != nil {
 				return err

@@ -199,6 +199,11 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		if err := board.CheckPolicy(tx.AllowedPolicies, policy); err != nil {
 			return err
 		}
+		if number > board.MaxTicketNumber {
+			// The search index keys numbers below 2^40 (ftsShift); the
+			// number is rolled back with the write.
+			return board.Errorf(board.CodeConflict, "workspace %s has given out every ticket number it can (up to %d); create the ticket in another workspace", tx.Workspace, int64(board.MaxTicketNumber))
+		}
 		plan, err := tx.Build(number)
 		if err != nil {
 			return err

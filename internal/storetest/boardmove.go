@@ -23,6 +23,7 @@ func RunBoardMove(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"Request", moveRequest},
 		{"ExportStreamsWhatWasPut", moveExport},
 		{"Batch", moveBatch},
+		{"NumbersBounded", moveNumbersBounded},
 		{"OAuthGrantAndTokens", moveOAuthGrantAndTokens},
 		{"OAuthExport", moveOAuthExport},
 	}
