@@ -8,8 +8,9 @@ import (
 )
 
 // The search language, the same on every store: a query is words. A word
-// is a maximal run of Unicode letters, digits and combining marks; words
-// are compared case-folded (Fold). A ticket matches when every word of the
+// is a maximal run of Unicode letters, digits and combining marks outside
+// the scripts written without spaces, whose runs are words of two
+// characters each instead (cjk.go); words are compared case-folded (Fold). A ticket matches when every word of the
 // query is one of its words (title, body or tags); the last word of a
 // query that does not end in a space (or other separator) is a prefix:
 // it matches any word that begins with it, for type-ahead. A prefix needs
@@ -29,7 +30,9 @@ const (
 	// MaxOtherWords bounds the distinct words of a ticket's body and tags
 	// that are indexed (those of its title are always indexed): the first
 	// ones, tags first, then the body in order. A word past it is not
-	// found, on any store.
+	// found, on any store. Each distinct pair of a CJK run counts as one,
+	// so of a long Japanese body at least the first 1 000 characters are
+	// indexed, and more where pairs repeat.
 	MaxOtherWords = 1000
 )
 
@@ -49,23 +52,38 @@ func (s Search) Terms() int {
 	return n
 }
 
-// ParseSearch parses a query; an error names what to change.
+// ParseSearch parses a query; an error names what to change. A CJK run
+// (cjk.go) is its pairs, whole words, never a prefix; a run of one
+// character is refused.
 func ParseSearch(q string) (Search, error) {
-	words := Words(q)
-	if len(words) == 0 {
+	toks := tokens(q)
+	if len(toks) == 0 {
 		return Search{}, invalid("query %q has no words to search for: give whole words of letters or digits (punctuation separates words)", clip(q))
 	}
-	var s Search
-	last, _ := utf8.DecodeLastRuneInString(q)
-	if isWordRune(last) && utf8.RuneCountInString(words[len(words)-1]) >= MinPrefix {
-		s.Prefix, words = words[len(words)-1], words[:len(words)-1]
+	pairs := false
+	for _, t := range toks {
+		if t.cjk && len(t.words) == 0 {
+			return Search{}, invalid("%q is one character of Japanese, Chinese or Korean text, which search cannot find alone: give at least two adjacent characters (as in 記事 or 点滅)", t.text)
+		}
+		pairs = pairs || t.cjk && len(t.words) > 1
 	}
-	for _, w := range words {
-		if !slices.Contains(s.Words, w) {
-			s.Words = append(s.Words, w)
+	var s Search
+	last := toks[len(toks)-1]
+	lastRune, _ := utf8.DecodeLastRuneInString(q)
+	if !last.cjk && isWordRune(lastRune) && utf8.RuneCountInString(last.words[0]) >= MinPrefix {
+		s.Prefix, toks = last.words[0], toks[:len(toks)-1]
+	}
+	for _, t := range toks {
+		for _, w := range t.words {
+			if !slices.Contains(s.Words, w) {
+				s.Words = append(s.Words, w)
+			}
 		}
 	}
 	if s.Terms() > MaxSearchWords {
+		if pairs {
+			return Search{}, invalid("query has %d words (Japanese, Chinese and Korean text counts each pair of adjacent characters); the limit is %d: search for a shorter part", s.Terms(), MaxSearchWords)
+		}
 		return Search{}, invalid("query has %d words; the limit is %d", s.Terms(), MaxSearchWords)
 	}
 	return s, nil
@@ -74,29 +92,14 @@ func ParseSearch(q string) (Search, error) {
 // isWordRune is what words are made of.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 
-// Words splits text into folded words, in order, repeats included, each
-// cut to MaxWordRunes.
+// Words splits text into folded words, in order, repeats included: each
+// word of letters and digits cut to MaxWordRunes, and each run of CJK
+// characters (cjk.go) as its overlapping pairs.
 func Words(text string) []string {
 	var out []string
-	var b strings.Builder
-	runes := 0
-	flush := func() {
-		if b.Len() > 0 {
-			out = append(out, b.String())
-			b.Reset()
-			runes = 0
-		}
+	for _, t := range tokens(text) {
+		out = append(out, t.words...)
 	}
-	for _, r := range text {
-		if !isWordRune(r) {
-			flush()
-			continue
-		}
-		if runes < MaxWordRunes {
-			runes += foldRune(&b, r, MaxWordRunes-runes)
-		}
-	}
-	flush()
 	return out
 }
 
