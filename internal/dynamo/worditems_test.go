@@ -89,3 +89,15 @@ func TestLongJapaneseTicketItems(t *testing.T) {
 		}
 	}
 }
+
+// The earlier index's items of a ticket's runs are the ones reindexing
+// deletes: a run (or letters with a run) as one word; never a word the
+// index still makes (Latin words, a run of exactly two characters).
+func TestEarlierRunEntries(t *testing.T) {
+	tk := board.Ticket{Title: "Claude Code から追加: LED点滅の記事案", Body: "ブログ記事 記事 plain words", Tags: []string{"インフラ"}}
+	got := earlierRunEntries(tk)
+	want := []wordEntry{{"から追加", 0}, {"led点滅の記事案", 0}, {"インフラ", 1}, {"ブログ記事", 1}}
+	if !slices.Equal(got, want) {
+		t.Errorf("earlierRunEntries = %v, want %v", got, want)
+	}
+}
