@@ -75,6 +75,8 @@ func TestCJKTiers(t *testing.T) {
 		{"記事", 0, true}, {"記事案", 0, true}, {"LED 点滅", 0, true}, {"LED点滅", 0, true},
 		{"下書き", 1, true}, {"確認", 1, true}, {"比較", 1, true}, {"両方", 1, true}, {"記事 確認", 1, true},
 		{"記案", 0, false}, // not adjacent
+		{"事の下書", 1, true},
+		{"記事の記事案", 0, false}, // each pair is there, but not all adjacent
 		{"点滅 missing ", 0, false},
 	} {
 		s, err := ParseSearch(c.q)
@@ -101,5 +103,23 @@ func TestSimilarWordsCJK(t *testing.T) {
 	// Pairs with Hiragana (particles) come after the others.
 	if got := similarWords("Claude Code から追加: LED 点滅の記事案"); !slices.Equal(got, []string{"claude", "code", "led", "追加", "点滅", "記事", "事案", "から"}) {
 		t.Errorf("similarWords of a mixed title = %q", got)
+	}
+}
+
+// A run of three or more characters is found where it is written whole,
+// not where its pairs are apart; in the title's tier only when the title
+// has it whole.
+func TestCJKRunsAreWhole(t *testing.T) {
+	w := IndexWords(Ticket{Title: "下書と書き", Body: "下書きを見る"})
+	for q, want := range map[string][2]int{"下書き": {1, 1}, "下書": {0, 1}, "書き": {0, 1}, "下書と書き": {0, 1}, "書きを見": {1, 1}} {
+		s, _ := ParseSearch(q)
+		tier, ok := s.Tier(w)
+		if tier != want[0] || ok != (want[1] == 1) {
+			t.Errorf("%q: tier %d ok %v, want %d %v", q, tier, ok, want[0], want[1] == 1)
+		}
+	}
+	apart := IndexWords(Ticket{Title: "t", Body: "下書を見て書き直す"})
+	if s, _ := ParseSearch("下書き"); func() bool { _, ok := s.Tier(apart); return ok }() {
+		t.Error("下書き matches a ticket with 下書 and 書き apart")
 	}
 }

@@ -41,6 +41,10 @@ const (
 type Search struct {
 	Words  []string
 	Prefix string
+	// Runs are the query's CJK runs of three or more characters: their
+	// pairs are among Words (what an index looks up), and a ticket matches
+	// only where a run is written whole, its pairs adjacent (Tier).
+	Runs []string
 }
 
 // Terms is how many terms the search has (words and prefix).
@@ -78,6 +82,9 @@ func ParseSearch(q string) (Search, error) {
 			if !slices.Contains(s.Words, w) {
 				s.Words = append(s.Words, w)
 			}
+		}
+		if len(t.words) > 1 && !slices.Contains(s.Runs, t.text) {
+			s.Runs = append(s.Runs, t.text)
 		}
 	}
 	if s.Terms() > MaxSearchWords {
@@ -140,11 +147,15 @@ func foldRune(b *strings.Builder, r rune, room int) int {
 type TicketWords struct {
 	Title []string
 	Other []string
+	// title and others (tags, body) are the ticket's text, where a
+	// search's runs are looked for.
+	title  string
+	others []string
 }
 
 // IndexWords is the words of t, as every store indexes and checks them.
 func IndexWords(t Ticket) TicketWords {
-	var w TicketWords
+	w := TicketWords{title: t.Title, others: append(slices.Clone(t.Tags), t.Body)}
 	seen := map[string]bool{}
 	for _, x := range Words(t.Title) {
 		if !seen[x] {
@@ -172,9 +183,19 @@ func IndexWords(t Ticket) TicketWords {
 
 // Tier says whether words match the search and in which tier: 0 when every
 // term is in the title, 1 when every term is in the ticket but not all in
-// the title.
+// the title. A run is in the title when the title has it written whole,
+// else in the ticket when a tag or the body has.
 func (s Search) Tier(w TicketWords) (tier int, ok bool) {
 	inTitle := true
+	for _, run := range s.Runs {
+		switch {
+		case strings.Contains(w.title, run):
+		case slices.ContainsFunc(w.others, func(text string) bool { return strings.Contains(text, run) }):
+			inTitle = false
+		default:
+			return 0, false
+		}
+	}
 	for _, x := range s.Words {
 		switch {
 		case slices.Contains(w.Title, x):

@@ -218,11 +218,15 @@ func testSearchCJK(t *testing.T, f *fixture) {
 	f.create("inbox", "c3", withTitle("数据库查询优化"), withBody("索引重建"))
 	f.create("inbox", "c4", withTitle("검색 기능 개선"), withBody("한국어 문서 검색"))
 	f.create("inbox", "c5", withTitle("サーバー移行"), withTags("インフラ"))
+	f.create("inbox", "c6", withTitle("six"), withBody("下書を見て書き直す")) // 下書 and 書き, apart
+	f.create("inbox", "c7", withTitle("下書と書き"), withBody("下書きを見る"))  // apart in the title, whole in the body
 	f.checkPages([]pageCase{
 		// Any two or more adjacent characters of a run, in title, body or tags.
 		{searchQ("記事"), ids("inbox", 2, 1), false},
 		{searchQ("記事案"), ids("inbox", 1), false},
-		{searchQ("下書き"), ids("inbox", 2, 1), false}, // title of 2 first, then the body of 1
+		{searchQ("下書き"), ids("inbox", 2, 7, 1), false}, // title of 2 first, then the bodies of 7 and 1
+		{searchQ("下書"), ids("inbox", 7, 2, 6, 1), false},
+		{searchQ("下書と書き"), ids("inbox", 7), false},
 		{searchQ("確認"), ids("inbox", 2, 1), false},
 		{searchQ("比較"), ids("inbox", 1), false},
 		{searchQ("両方"), ids("inbox", 1), false},
@@ -242,6 +246,7 @@ func testSearchCJK(t *testing.T, f *fixture) {
 		{searchQ("查优"), nil, false},
 		{searchQ("개기"), nil, false},
 		{searchQ("移サ"), nil, false},
+		{searchQ("記事の記事案"), nil, false}, // each pair is in ticket 1, but not all adjacent
 		// Mixed scripts: every part is needed; a run splits where the script changes.
 		{searchQ("LED 点滅"), ids("inbox", 1), false},
 		{searchQ("LED点滅"), ids("inbox", 1), false},
