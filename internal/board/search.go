@@ -8,10 +8,10 @@ import (
 )
 
 // The search language, the same on every store: a query is words. A word
-// is a maximal run of Unicode letters, digits and combining marks outside
-// the scripts written without spaces, whose runs are words of two
-// characters each instead (cjk.go); words are compared case-folded (Fold). A ticket matches when every word of the
-// query is one of its words (title, body or tags); the last word of a
+// is a maximal run of Unicode letters, digits and combining marks, outside
+// the scripts written without spaces, whose runs are pairs of characters
+// instead (cjk.go); words are compared case-folded (Fold). A ticket
+// matches when every word of the query is one of its words (title, body or tags); the last word of a
 // query that does not end in a space (or other separator) is a prefix:
 // it matches any word that begins with it, for type-ahead. A prefix needs
 // MinPrefix runes; a shorter last word is matched whole.
