@@ -11,10 +11,11 @@ import (
 // is a maximal run of Unicode letters, digits and combining marks, outside
 // the scripts written without spaces, whose runs are pairs of characters
 // instead (cjk.go); words are compared case-folded (Fold). A ticket
-// matches when every word of the query is one of its words (title, body or tags); the last word of a
-// query that does not end in a space (or other separator) is a prefix:
-// it matches any word that begins with it, for type-ahead. A prefix needs
-// MinPrefix runes; a shorter last word is matched whole.
+// matches when every word of the query is one of its words (title, body
+// or tags); the last word of a query that does not end in a space (or
+// other separator) is a prefix: it matches any word that begins with it,
+// for type-ahead. A prefix needs MinPrefix runes; a shorter last word is
+// matched whole.
 //
 // Results are ranked in two tiers, newest (highest number) first within
 // each: tier 0 when every query word (and the prefix) is found in the
