@@ -96,7 +96,7 @@ type ListTicketsInput struct {
 	Status    Status `json:"status,omitempty" jsonschema:"only tickets in this status"`
 	Owner     string `json:"owner,omitempty" jsonschema:"only tickets with this owner (human, human:<handle> or ai:<name>)"`
 	Tag       string `json:"tag,omitempty" jsonschema:"only tickets with this tag"`
-	Query     string `json:"query,omitempty" jsonschema:"words to find in title, body or tags: every word must occur, case-insensitively, as a whole word (letters and digits; punctuation separates words); the last word, unless followed by a space, also matches words it begins (type-ahead, from 2 letters). Title matches come first, then the rest, newest first in each"`
+	Query     string `json:"query,omitempty" jsonschema:"words to find in title, body or tags: every word must occur, case-insensitively, as a whole word (letters and digits; punctuation separates words); the last word, unless followed by a space, also matches words it begins (type-ahead, from 2 letters). Japanese, Chinese and Korean text: any 2 or more adjacent characters of it (記事, 下書き), never 1 alone. Title matches come first, then the rest, newest first in each"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 }

@@ -8,12 +8,14 @@ import (
 )
 
 // The search language, the same on every store: a query is words. A word
-// is a maximal run of Unicode letters, digits and combining marks; words
-// are compared case-folded (Fold). A ticket matches when every word of the
-// query is one of its words (title, body or tags); the last word of a
-// query that does not end in a space (or other separator) is a prefix:
-// it matches any word that begins with it, for type-ahead. A prefix needs
-// MinPrefix runes; a shorter last word is matched whole.
+// is a maximal run of Unicode letters, digits and combining marks, outside
+// the scripts written without spaces, whose runs are pairs of characters
+// instead (cjk.go); words are compared case-folded (Fold). A ticket
+// matches when every word of the query is one of its words (title, body
+// or tags); the last word of a query that does not end in a space (or
+// other separator) is a prefix: it matches any word that begins with it,
+// for type-ahead. A prefix needs MinPrefix runes; a shorter last word is
+// matched whole.
 //
 // Results are ranked in two tiers, newest (highest number) first within
 // each: tier 0 when every query word (and the prefix) is found in the
@@ -29,7 +31,9 @@ const (
 	// MaxOtherWords bounds the distinct words of a ticket's body and tags
 	// that are indexed (those of its title are always indexed): the first
 	// ones, tags first, then the body in order. A word past it is not
-	// found, on any store.
+	// found, on any store. Each distinct pair of a CJK run counts as one,
+	// so of a long Japanese body at least the first 1 000 characters are
+	// indexed, and more where pairs repeat.
 	MaxOtherWords = 1000
 )
 
@@ -38,6 +42,10 @@ const (
 type Search struct {
 	Words  []string
 	Prefix string
+	// Runs are the query's CJK runs of three or more characters: their
+	// pairs are among Words (what an index looks up), and a ticket matches
+	// only where a run is written whole, its pairs adjacent (Tier).
+	Runs []string
 }
 
 // Terms is how many terms the search has (words and prefix).
@@ -49,23 +57,41 @@ func (s Search) Terms() int {
 	return n
 }
 
-// ParseSearch parses a query; an error names what to change.
+// ParseSearch parses a query; an error names what to change. A CJK run
+// (cjk.go) is its pairs, whole words, never a prefix; a run of one
+// character is refused.
 func ParseSearch(q string) (Search, error) {
-	words := Words(q)
-	if len(words) == 0 {
+	toks := tokens(q)
+	if len(toks) == 0 {
 		return Search{}, invalid("query %q has no words to search for: give whole words of letters or digits (punctuation separates words)", clip(q))
 	}
-	var s Search
-	last, _ := utf8.DecodeLastRuneInString(q)
-	if isWordRune(last) && utf8.RuneCountInString(words[len(words)-1]) >= MinPrefix {
-		s.Prefix, words = words[len(words)-1], words[:len(words)-1]
+	pairs := false
+	for _, t := range toks {
+		if t.cjk && len(t.words) == 0 {
+			return Search{}, invalid("%q is one character of Japanese, Chinese or Korean text, which search cannot find alone: give at least two adjacent characters (as in 記事 or 点滅)", t.text)
+		}
+		pairs = pairs || t.cjk && len(t.words) > 1
 	}
-	for _, w := range words {
-		if !slices.Contains(s.Words, w) {
-			s.Words = append(s.Words, w)
+	var s Search
+	last := toks[len(toks)-1]
+	lastRune, _ := utf8.DecodeLastRuneInString(q)
+	if !last.cjk && isWordRune(lastRune) && utf8.RuneCountInString(last.words[0]) >= MinPrefix {
+		s.Prefix, toks = last.words[0], toks[:len(toks)-1]
+	}
+	for _, t := range toks {
+		for _, w := range t.words {
+			if !slices.Contains(s.Words, w) {
+				s.Words = append(s.Words, w)
+			}
+		}
+		if len(t.words) > 1 && !slices.Contains(s.Runs, t.text) {
+			s.Runs = append(s.Runs, t.text)
 		}
 	}
 	if s.Terms() > MaxSearchWords {
+		if pairs {
+			return Search{}, invalid("query has %d words (Japanese, Chinese and Korean text counts each pair of adjacent characters); the limit is %d: search for a shorter part", s.Terms(), MaxSearchWords)
+		}
 		return Search{}, invalid("query has %d words; the limit is %d", s.Terms(), MaxSearchWords)
 	}
 	return s, nil
@@ -74,29 +100,14 @@ func ParseSearch(q string) (Search, error) {
 // isWordRune is what words are made of.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 
-// Words splits text into folded words, in order, repeats included, each
-// cut to MaxWordRunes.
+// Words splits text into folded words, in order, repeats included: each
+// word of letters and digits cut to MaxWordRunes, and each run of CJK
+// characters (cjk.go) as its overlapping pairs.
 func Words(text string) []string {
 	var out []string
-	var b strings.Builder
-	runes := 0
-	flush := func() {
-		if b.Len() > 0 {
-			out = append(out, b.String())
-			b.Reset()
-			runes = 0
-		}
+	for _, t := range tokens(text) {
+		out = append(out, t.words...)
 	}
-	for _, r := range text {
-		if !isWordRune(r) {
-			flush()
-			continue
-		}
-		if runes < MaxWordRunes {
-			runes += foldRune(&b, r, MaxWordRunes-runes)
-		}
-	}
-	flush()
 	return out
 }
 
@@ -137,11 +148,15 @@ func foldRune(b *strings.Builder, r rune, room int) int {
 type TicketWords struct {
 	Title []string
 	Other []string
+	// title and others (tags, body) are the ticket's text, where a
+	// search's runs are looked for.
+	title  string
+	others []string
 }
 
 // IndexWords is the words of t, as every store indexes and checks them.
 func IndexWords(t Ticket) TicketWords {
-	var w TicketWords
+	w := TicketWords{title: t.Title, others: append(slices.Clone(t.Tags), t.Body)}
 	seen := map[string]bool{}
 	for _, x := range Words(t.Title) {
 		if !seen[x] {
@@ -169,9 +184,19 @@ func IndexWords(t Ticket) TicketWords {
 
 // Tier says whether words match the search and in which tier: 0 when every
 // term is in the title, 1 when every term is in the ticket but not all in
-// the title.
+// the title. A run is in the title when the title has it written whole,
+// else in the ticket when a tag or the body has.
 func (s Search) Tier(w TicketWords) (tier int, ok bool) {
 	inTitle := true
+	for _, run := range s.Runs {
+		switch {
+		case strings.Contains(w.title, run):
+		case slices.ContainsFunc(w.others, func(text string) bool { return strings.Contains(text, run) }):
+			inTitle = false
+		default:
+			return 0, false
+		}
+	}
 	for _, x := range s.Words {
 		switch {
 		case slices.Contains(w.Title, x):

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -17,7 +18,8 @@ import (
 // The rule, the same on every store:
 //   - the new title's words (Words: folded, repeats dropped), of at least
 //     similarMinRunes runes when there are any such (so "a", "of" and "is"
-//     do not make two titles similar), the SimilarWords longest of them;
+//     do not make two titles similar) or pairs of a CJK run, the
+//     SimilarWords longest of them (similarWords);
 //   - for each, the SimilarPerWord newest tickets of the workspace whose
 //     title has it (the word index's title tier);
 //   - the tickets found for at least half of those words (rounded up),
@@ -67,7 +69,10 @@ type SimilarTicket struct {
 	SharedWords int `json:"shared_words"`
 }
 
-// similarWords are the words of title that similarity looks up.
+// similarWords are the words of title that similarity looks up. A pair
+// of a CJK run always counts (the minimum length is for words between
+// spaces), a pair with Hiragana after the others (particles such as の
+// and を make them, so they tell less).
 func similarWords(title string) []string {
 	var all, long []string
 	for _, w := range Words(title) {
@@ -75,17 +80,31 @@ func similarWords(title string) []string {
 			continue
 		}
 		all = append(all, w)
-		if utf8.RuneCountInString(w) >= similarMinRunes {
+		if isCJKWord(w) || utf8.RuneCountInString(w) >= similarMinRunes {
 			long = append(long, w)
 		}
 	}
 	if len(long) > 0 {
 		all = long
 	}
-	// The longest first (rarer, so more telling); equal lengths keep the
+	// The longest first (rarer, so more telling); equal weights keep the
 	// title's order.
-	slices.SortStableFunc(all, func(a, b string) int { return utf8.RuneCountInString(b) - utf8.RuneCountInString(a) })
+	slices.SortStableFunc(all, func(a, b string) int { return similarWeight(b) - similarWeight(a) })
 	return all[:min(len(all), SimilarWords)]
+}
+
+// similarWeight orders the words similarity looks up: a word by its
+// length, a pair as 2, or 1 when it has Hiragana.
+func similarWeight(w string) int {
+	if !isCJKWord(w) {
+		return utf8.RuneCountInString(w)
+	}
+	for _, r := range w {
+		if unicode.Is(unicode.Hiragana, r) {
+			return 1
+		}
+	}
+	return 2
 }
 
 // similarNeed is how many of n words a title must share.

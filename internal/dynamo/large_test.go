@@ -70,3 +70,58 @@ func TestLargestCreate(t *testing.T) {
 		})
 	}
 }
+
+// han is n different Han characters from the start of the block, from i on.
+func han(from, n int) string {
+	r := make([]rune, n)
+	for i := range r {
+		r[i] = rune(0x4E00 + from + i)
+	}
+	return string(r)
+}
+
+// TestLongJapaneseTicket: a ticket whose title and body are runs of
+// different Han characters at their limits has more index items than one
+// transaction takes (199 title pairs, MaxOtherWords body pairs): it is
+// written, its title pairs and its body's first MaxOtherWords pairs are
+// found at once, the rest of the body is not, and an edit of the body
+// takes the old pairs away.
+func TestLongJapaneseTicket(t *testing.T) {
+	for _, ep := range endpoints() {
+		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
+			svc := newService(t, openStore(t, ep.newEndpoint(t), nil, dynamo.Config{SerializeWrites: ep.name == "moto"}))
+			ctx := aiCtx(t)
+			title, body := han(0, board.MaxTitle), han(board.MaxTitle, 5000)
+			body = strings.Repeat(body, board.MaxBody/5000)
+			created, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "long", Workspace: "inbox", Title: title, Body: body})
+			if err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			found := func(q string) bool {
+				t.Helper()
+				list, err := svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox", Query: q})
+				if err != nil {
+					t.Fatalf("query %q: %v", q, err)
+				}
+				return len(list.Tickets) == 1 && list.Tickets[0].ID == created.Ticket.ID
+			}
+			pair := func(s string, i int) string { return string([]rune(s)[i : i+2]) }
+			for _, q := range []string{pair(title, 0), pair(title, board.MaxTitle-2), pair(body, 0), pair(body, board.MaxOtherWords-1)} {
+				if !found(q) {
+					t.Errorf("%q (indexed) is not found", q)
+				}
+			}
+			if found(pair(body, board.MaxOtherWords)) || found(pair(body, 4000)) {
+				t.Error("a pair past the body's first MaxOtherWords is found")
+			}
+			newBody := "短い本文"
+			if _, err := svc.UpdateTicket(ctx, board.UpdateTicketInput{RequestID: "edit", ID: created.Ticket.ID, Body: &newBody}); err != nil {
+				t.Fatalf("update: %v", err)
+			}
+			if found(pair(body, 0)) || found(pair(body, board.MaxOtherWords-1)) || !found("本文") {
+				t.Error("after the edit: the old body's pairs are found, or the new one's are not")
+			}
+		})
+	}
+}

@@ -13,8 +13,9 @@ import (
 // TestSearchBudget holds a word search to its cost at a board of a few
 // hundred tickets (docs/dynamodb.md, "Search"): one whole word costs at
 // most 3 requests with the policy not cached (2 cached), and reads at most
-// 2 × returned + 3 items, whatever the board holds; a prefix with few
-// matches costs the same requests and reads its matches' index items.
+// 2 × returned + 3 items, whatever the board holds (two characters of
+// Japanese too: one pair); a prefix with few matches costs the same
+// requests and reads its matches' index items.
 func TestSearchBudget(t *testing.T) {
 	for _, e := range endpoints() {
 		t.Run(e.name, func(t *testing.T) {
@@ -25,12 +26,12 @@ func TestSearchBudget(t *testing.T) {
 			var tickets []board.Ticket
 			now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 			for n := int64(1); n <= size; n++ {
-				title, body := fmt.Sprintf("Routine ticket %d about the printer", n), "common words in every body, printer toner paper"
+				title, body := fmt.Sprintf("Routine ticket %d about the printer", n), "common words in every body, printer toner paper。ブログ記事の下書きを確認する"
 				switch {
 				case n%100 == 7: // 7, 107, 207: in the title
-					title += " zebra"
+					title += " zebra LEDの点滅"
 				case n%100 == 50: // 50, 150, 250: in the body
-					body += " zebra crossing"
+					body += " zebra crossing 点滅"
 				}
 				id := fmt.Sprintf("inbox-%d", n)
 				tickets = append(tickets, board.Ticket{ID: id, Workspace: "inbox", Number: n, Title: title, Body: body,
@@ -55,6 +56,12 @@ func TestSearchBudget(t *testing.T) {
 				{"one word, a full page of many matches", -1, "printer ", 5, ids(300, 299, 298, 297, 296), 3, 2*5 + 3},
 				{"a prefix with few matches", -1, "zeb", 20, ids(207, 107, 7, 250, 150, 50), 3, 2*6 + 3},
 				{"two words", -1, "zebra crossing ", 20, ids(250, 150, 50), 4, 4*3 + 3},
+				// Two characters of Japanese are one pair, one whole word.
+				{"two characters", 0, "点滅", 20, ids(207, 107, 7, 250, 150, 50), 2, 2*6 + 2},
+				{"two characters, a full page of many matches", -1, "記事", 5, ids(300, 299, 298, 297, 296), 3, 2*5 + 3},
+				// Three are two pairs, several words: each pair's first page
+				// is probed, then the rarer one's tiers are walked.
+				{"three characters: two pairs", -1, "下書き", 5, ids(300, 299, 298, 297, 296), 6, 4*(5+1) + 1},
 			} {
 				counter := &dynamo.RequestCounter{}
 				svc := newService(t, openStore(t, ep, counter, dynamo.Config{Table: table, PolicyTTL: c.ttl}))

@@ -61,3 +61,43 @@ func TestWordKeysRoundTrip(t *testing.T) {
 		t.Error("a malformed sort key parsed")
 	}
 }
+
+// A ticket's index items are bounded whatever its body's length: its
+// title's words and the first MaxOtherWords others. A write's transaction
+// takes the title's first, as many as fit, and leaves the rest for later.
+func TestLongJapaneseTicketItems(t *testing.T) {
+	run := func(from, n int) string {
+		r := make([]rune, n)
+		for i := range r {
+			r[i] = rune(0x4E00 + from + i)
+		}
+		return string(r)
+	}
+	tk := board.Ticket{Workspace: "inbox", Number: 1, Title: run(0, board.MaxTitle), Body: strings.Repeat(run(board.MaxTitle, 5000), 4)}
+	entries, _ := ticketWordEntries(&tk)
+	if want := board.MaxTitle - 1 + board.MaxOtherWords; len(entries) != want {
+		t.Errorf("%d index items, want %d (the title's pairs and MaxOtherWords of the body)", len(entries), want)
+	}
+	const room = maxTransactItems - 10 // what a write's own items leave, about
+	c := diffWords(nil, tk, room)
+	if len(c.nowPut) != room || len(c.nowPut)+len(c.laterPut) != len(entries) {
+		t.Errorf("the transaction takes %d items, %d later; want %d now and the rest later", len(c.nowPut), len(c.laterPut), room)
+	}
+	for _, e := range c.nowPut {
+		if e.tier != 0 {
+			t.Fatalf("the transaction carries %v before the title's pairs are all in", e)
+		}
+	}
+}
+
+// The earlier index's items of a ticket's runs are the ones reindexing
+// deletes: a run (or letters with a run) as one word; never a word the
+// index still makes (Latin words, a run of exactly two characters).
+func TestEarlierRunEntries(t *testing.T) {
+	tk := board.Ticket{Title: "Claude Code から追加: LED点滅の記事案", Body: "ブログ記事 記事 plain words", Tags: []string{"インフラ"}}
+	got := earlierRunEntries(tk)
+	want := []wordEntry{{"から追加", 0}, {"led点滅の記事案", 0}, {"インフラ", 1}, {"ブログ記事", 1}}
+	if !slices.Equal(got, want) {
+		t.Errorf("earlierRunEntries = %v, want %v", got, want)
+	}
+}

@@ -21,6 +21,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateCreatedFor,
 	migrateEventFilters,
 	migrateWordSearch,
+	migrateCJKPairs,
 }
 
 // schemaVersion is the version this code reads and writes.

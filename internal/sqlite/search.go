@@ -13,7 +13,10 @@ import (
 // matches, then the rest), newest first within each, from the cursor's
 // tier and number on. FTS5 answers the words exactly; status, owner and
 // tag are checked on the rows it yields, within MaxScan rows examined, as
-// other listings check a second filter.
+// other listings check a second filter, and so are a query's CJK runs of
+// three or more characters (their pairs must be adjacent, which the index
+// does not know): tier 1 then reads every row with the terms, title
+// matches too, and keeps those whose run puts them in tier 1.
 func (s *Store) searchTickets(ctx context.Context, tx *sql.Tx, q board.TicketQuery, wsKey int64, page board.TicketPage,
 	limit, scan int) (board.TicketPage, error) {
 	search, err := board.ParseSearch(q.Query)
@@ -23,7 +26,11 @@ func (s *Store) searchTickets(ctx context.Context, tx *sql.Tx, q board.TicketQue
 	terms := ftsTerms(search)
 	inTitle := "title_words : (" + terms + ")"
 	tierMatch := [board.SearchTiers]string{inTitle, "(" + terms + ") NOT (" + inTitle + ")"}
-	checked := q.Status != "" || q.Owner != "" || q.Tag != ""
+	var runs *board.Search
+	if len(search.Runs) > 0 {
+		runs, tierMatch[1] = &search, terms
+	}
+	checked := q.Status != "" || q.Owner != "" || q.Tag != "" || runs != nil
 	base := wsKey << ftsShift
 	page.Tickets = []board.Ticket{}
 	budget := board.TextBudget{Max: q.MaxBytes}
@@ -44,7 +51,7 @@ func (s *Store) searchTickets(ctx context.Context, tx *sql.Tx, q board.TicketQue
 		if err != nil {
 			return page, err
 		}
-		done, err := addSearchRows(rows, q, tier, limit, scan, checked, &examined, &budget, &page)
+		done, err := addSearchRows(rows, q, runs, tier, limit, scan, checked, &examined, &budget, &page)
 		rows.Close()
 		if err != nil || done {
 			return page, err
@@ -55,8 +62,9 @@ func (s *Store) searchTickets(ctx context.Context, tx *sql.Tx, q board.TicketQue
 
 // addSearchRows adds one tier's rows to the page and says whether the page
 // is complete: full (one more match follows), cut to MaxBytes, or stopped
-// at the scan bound with more rows left.
-func addSearchRows(rows *sql.Rows, q board.TicketQuery, tier, limit, scan int, checked bool, examined *searchScan,
+// at the scan bound with more rows left. runs, when not nil, is the search
+// to check each row against (its tier must be this one).
+func addSearchRows(rows *sql.Rows, q board.TicketQuery, runs *board.Search, tier, limit, scan int, checked bool, examined *searchScan,
 	budget *board.TextBudget, page *board.TicketPage) (bool, error) {
 	for rows.Next() {
 		t, err := scanTicket(rows)
@@ -69,7 +77,7 @@ func addSearchRows(rows *sql.Rows, q board.TicketQuery, tier, limit, scan int, c
 			return true, nil
 		}
 		examined.n, examined.last, examined.tier = examined.n+1, t.Number, tier
-		if _, ok := q.Matches(t, nil); !ok {
+		if got, ok := q.Matches(t, runs); !ok || got != tier && runs != nil {
 			continue
 		}
 		if len(page.Tickets) == limit {

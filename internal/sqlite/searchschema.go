@@ -65,3 +65,23 @@ func migrateWordSearch(ctx context.Context, tx *sql.Tx) error {
 	}
 	return nil
 }
+
+// migrateCJKPairs (4 → 5) rebuilds the word index from the tickets stored:
+// ledger_words now gives the runs of Japanese, Chinese and Korean text as
+// their overlapping pairs of characters (board/cjk.go), where it gave a
+// whole run as one word before. The triggers call the same function, so
+// they need no change.
+func migrateCJKPairs(ctx context.Context, tx *sql.Tx) error {
+	stmts := []string{
+		`INSERT INTO ticket_words (ticket_words) VALUES ('delete-all')`,
+		fmt.Sprintf(`INSERT INTO ticket_words (rowid, title_words, other_words)
+			SELECT (w.ws_key << %[1]d) | t.number, %[2]s(0, t.title, t.body, t.tags), %[2]s(1, t.title, t.body, t.tags)
+			FROM tickets t JOIN workspaces w ON w.slug = t.workspace`, ftsShift, wordsFunc),
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%w\n%s", err, q)
+		}
+	}
+	return nil
+}

@@ -85,6 +85,13 @@ func testListMaxScan(t *testing.T, f *fixture) {
 			body = "the NEEDLE is in the body"
 		case 9, 33:
 			body = "has zQuux inside"
+		case 14, 36:
+			body = "下書きを見る"
+		case 8, 21:
+			body = "下書を見て書き直す" // 下書 and 書き apart: no match
+		}
+		if n%12 == 5 { // 5, 17, 29
+			title += " 下書き"
 		}
 		m.words = board.IndexWords(board.Ticket{Title: title, Body: body, Tags: m.tags})
 		all = append(all, m)
@@ -126,6 +133,8 @@ func testListMaxScan(t *testing.T, f *fixture) {
 		{"tag and query", board.TicketQuery{Tag: "three", Query: "ticket 3"}},
 		{"owner and status", board.TicketQuery{Owner: "ai:four", Status: board.StatusWaitingAI}},
 		{"status", board.TicketQuery{Status: board.StatusWaitingAI}},
+		{"a run of three characters", board.TicketQuery{Query: "下書き"}},
+		{"a run and status", board.TicketQuery{Status: board.StatusCandidate, Query: "下書き"}},
 	}
 	for _, c := range cases {
 		for _, scan := range []int{1, 6, 1000} {

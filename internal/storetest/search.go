@@ -20,6 +20,9 @@ func searchTests() []contractTest {
 		{"search combines with status, owner and tag", testSearchFilters},
 		{"a hidden workspace never matches for AI", testSearchHidden},
 		{"a query without words is refused", testSearchNoWords},
+		{"Japanese, Chinese and Korean: any two or more adjacent characters of a run are found", testSearchCJK},
+		{"a pair of characters is found in title-first, newest-first order, across pages", testSearchCJKRanking},
+		{"the pairs of a long run in a body are indexed up to the bound of a ticket's words", testSearchCJKLongBody},
 	}
 }
 
@@ -207,4 +210,92 @@ func testSearchNoWords(t *testing.T, f *fixture) {
 	if !errors.As(err, &e) || e.Code != board.CodeInvalid {
 		t.Fatalf("a query of punctuation only: %v, want an invalid error", err)
 	}
+}
+
+func testSearchCJK(t *testing.T, f *fixture) {
+	f.create("inbox", "c1", withTitle("Claude Code から追加: LED 点滅の記事案"), withBody("ブログ記事の下書きを確認する。両方を比較して first draft を決める"))
+	f.create("inbox", "c2", withTitle("ブログ記事の下書きを確認する"))
+	f.create("inbox", "c3", withTitle("数据库查询优化"), withBody("索引重建"))
+	f.create("inbox", "c4", withTitle("검색 기능 개선"), withBody("한국어 문서 검색"))
+	f.create("inbox", "c5", withTitle("サーバー移行"), withTags("インフラ"))
+	f.create("inbox", "c6", withTitle("six"), withBody("下書を見て書き直す")) // 下書 and 書き, apart
+	f.create("inbox", "c7", withTitle("下書と書き"), withBody("下書きを見る"))  // apart in the title, whole in the body
+	f.checkPages([]pageCase{
+		// Any two or more adjacent characters of a run, in title, body or tags.
+		{searchQ("記事"), ids("inbox", 2, 1), false},
+		{searchQ("記事案"), ids("inbox", 1), false},
+		{searchQ("下書き"), ids("inbox", 2, 7, 1), false}, // title of 2 first, then the bodies of 7 and 1
+		{searchQ("下書"), ids("inbox", 7, 2, 6, 1), false},
+		{searchQ("下書と書き"), ids("inbox", 7), false},
+		{searchQ("確認"), ids("inbox", 2, 1), false},
+		{searchQ("比較"), ids("inbox", 1), false},
+		{searchQ("両方"), ids("inbox", 1), false},
+		{searchQ("ブログ記事の下書き"), ids("inbox", 2, 1), false},
+		{searchQ("数据"), ids("inbox", 3), false},
+		{searchQ("库查询"), ids("inbox", 3), false},
+		{searchQ("重建"), ids("inbox", 3), false},
+		{searchQ("검색"), ids("inbox", 4), false},
+		{searchQ("기능 개선"), ids("inbox", 4), false},
+		{searchQ("한국어"), ids("inbox", 4), false},
+		{searchQ("サーバー"), ids("inbox", 5), false}, // ー is Katakana
+		{searchQ("バー移行"), ids("inbox", 5), false},
+		{searchQ("インフラ"), ids("inbox", 5), false},
+		// Characters that are not adjacent are not found.
+		{searchQ("記の"), nil, false},
+		{searchQ("記確"), nil, false},
+		{searchQ("查优"), nil, false},
+		{searchQ("개기"), nil, false},
+		{searchQ("移サ"), nil, false},
+		{searchQ("記事の記事案"), nil, false}, // each pair is in ticket 1, but not all adjacent
+		// Mixed scripts: every part is needed; a run splits where the script changes.
+		{searchQ("LED 点滅"), ids("inbox", 1), false},
+		{searchQ("LED点滅"), ids("inbox", 1), false},
+		{searchQ("led点滅 "), ids("inbox", 1), false}, // Latin case folding is unchanged
+		{searchQ("記事 draft"), ids("inbox", 1), false},
+		{searchQ("記事案 DRA"), ids("inbox", 1), false}, // the Latin last word is a prefix
+		{searchQ("下書き missing "), nil, false},
+		{searchQ("検索 검색"), nil, false},
+	})
+	for _, q := range []string{"記", "LED 点", "検索の記 事"} {
+		_, err := f.s.ListTickets(f.ctx, searchQ(q))
+		var e *board.Error
+		if !errors.As(err, &e) || e.Code != board.CodeInvalid {
+			t.Errorf("a query with a one-character run %q: %v, want an invalid error", q, err)
+		}
+	}
+}
+
+func testSearchCJKRanking(t *testing.T, f *fixture) {
+	// 記事 in the titles of 2 and 5, in the bodies of 1, 3 and 6, in a tag of 4.
+	f.create("inbox", "c1", withTitle("一"), withBody("記事のメモ"))
+	f.create("inbox", "c2", withTitle("新しい記事"))
+	f.create("inbox", "c3", withTitle("三"), withBody("金曜に記事を書く"))
+	f.create("inbox", "c4", withTitle("四"), withTags("記事"))
+	f.create("inbox", "c5", withTitle("記事の一覧"), withBody("記事"))
+	f.create("inbox", "c6", withTitle("六"), withBody("ブログ記事"))
+	f.create("inbox", "c7", withTitle("七"), withBody("記 事"))
+	want := ids("inbox", 5, 2, 6, 4, 3, 1)
+	for _, limit := range []int{1, 2, 4, 10} {
+		if got := pageAllSearch(t, f, board.TicketQuery{Workspace: "inbox", Query: "記事", Limit: limit}); !slices.Equal(got, want) {
+			t.Errorf("記事 paged by %d: %v, want %v", limit, got, want)
+		}
+	}
+}
+
+func testSearchCJKLongBody(t *testing.T, f *fixture) {
+	// A run of 1 500 different characters has 1 499 different pairs: the
+	// first MaxOtherWords of them are indexed, the rest are not.
+	var run []rune
+	for i := range 1500 {
+		run = append(run, rune(0x4E00+i))
+	}
+	f.create("inbox", "c1", withTitle("長い本文"), withBody(string(run)))
+	pair := func(i int) string { return string(run[i : i+2]) }
+	f.checkPages([]pageCase{
+		{searchQ("本文"), ids("inbox", 1), false},
+		{searchQ(pair(0)), ids("inbox", 1), false},
+		{searchQ(pair(board.MaxOtherWords - 1)), ids("inbox", 1), false},
+		{searchQ(pair(board.MaxOtherWords)), nil, false},
+		{searchQ(pair(len(run) - 2)), nil, false},
+	})
 }

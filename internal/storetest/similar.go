@@ -16,6 +16,7 @@ func similarTests() []contractTest {
 		{"similar tickets share most title words, open only, most shared then newest", testSimilarTickets},
 		{"a ticket retitled away is no longer similar", testSimilarFollowsEdits},
 		{"similar tickets of a hidden workspace do not exist for AI", testSimilarHidden},
+		{"Japanese, Chinese and Korean titles are similar by the pairs of characters they share", testSimilarCJK},
 	}
 }
 
@@ -100,5 +101,25 @@ func testSimilarHidden(t *testing.T, f *fixture) {
 	}
 	if got := f.similarIDs(personAlice, "private", "launch plans", ""); !slices.Equal(got, []string{"private-1"}) {
 		t.Errorf("a person's: %v, want private-1", got)
+	}
+}
+
+func testSimilarCJK(t *testing.T, f *fixture) {
+	f.create("inbox", "c1", withTitle("ブログ記事の下書き"))
+	f.create("inbox", "c2", withTitle("サーバーの移行計画"))
+	f.create("inbox", "c3", withTitle("数据库查询优化"))
+	f.create("inbox", "c4", withTitle("검색 기능 개선"))
+	f.create("inbox", "c5", withTitle("記事"), withBody("ブログ記事の下書き")) // body words do not count
+	for title, want := range map[string][]string{
+		"ブログ記事を確認": {"inbox-1"},
+		"サーバー移行":   {"inbox-2"},
+		"数据库备份":    {"inbox-3"},
+		"검색 기능 버그": {"inbox-4"},
+		"会議の議事録":   nil,
+		"ブ":        nil, // no pair
+	} {
+		if got := f.similarIDs(personAlice, "inbox", title, ""); !slices.Equal(got, want) {
+			t.Errorf("similar to %q = %v, want %v", title, got, want)
+		}
 	}
 }

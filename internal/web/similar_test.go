@@ -20,7 +20,7 @@ func TestSimilarTypeAhead(t *testing.T) {
 		e := newEnv(t, backend, auth.ModeRequired)
 		e.addPerson("alice", board.RoleMember)
 		agent := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:agent", Source: board.SourceMCP})
-		for i, title := range []string{"Printer jams on floor two", "Coffee <machine> broken", "Printer toner empty"} {
+		for i, title := range []string{"Printer jams on floor two", "Coffee <machine> broken", "Printer toner empty", "ブログ記事の下書き"} {
 			if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "s" + string(rune('1'+i)), Workspace: "inbox", Title: title}); err != nil {
 				t.Fatal(err)
 			}
@@ -40,6 +40,11 @@ func TestSimilarTypeAhead(t *testing.T) {
 		r = b.get("/w/inbox/similar?title=" + url.QueryEscape("coffee machine"))
 		if !strings.Contains(r.body, "Coffee &lt;machine&gt; broken") {
 			t.Errorf("a title is escaped in the fragment: %s", r.body)
+		}
+		// Japanese titles are similar by the pairs of characters they share.
+		r = b.get("/w/inbox/similar?title=" + url.QueryEscape("ブログ記事を確認"))
+		if r.status != http.StatusOK || !strings.Contains(r.body, `href="/tickets/inbox-4"`) || strings.Contains(r.body, "inbox-1") {
+			t.Errorf("similar to %q: %d %s, want inbox-4 only", "ブログ記事を確認", r.status, r.body)
 		}
 		if r := b.get("/w/inbox/similar?title=" + url.QueryEscape("quarterly report")); r.status != http.StatusOK || strings.TrimSpace(r.body) != "" {
 			t.Errorf("a title like no other: %d %q, want 200 and nothing", r.status, r.body)

@@ -99,6 +99,9 @@ func allCalls() []call {
 		searchCall("search common word: docs", "docs ", nil),
 		searchCall("search two words: tidy docs", "tidy docs ", nil),
 		searchCall("search two words, no hit", "zebra crossing ", []int64{}),
+		searchCall("search Japanese, two characters: 点滅", "点滅", needles),
+		searchCall("search Japanese, a common pair: 記事", "記事", nil),
+		searchCall("search Japanese, three characters: 下書き", "下書き", nil),
 		{name: "get_ticket (200 notes)", read: true, fn: func(ctx context.Context, svc *board.Service, _ int) (int, error) {
 			out, err := svc.GetTicket(ctx, board.TicketIDInput{ID: fmt.Sprintf("%s-%d", workspace, busyTicket)})
 			return 1 + len(out.Notes) + len(out.History), err

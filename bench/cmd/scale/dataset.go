@@ -23,7 +23,7 @@ const (
 var (
 	rareTagged  = []int64{100, 300, 500, 700, 900}
 	rareOwned   = []int64{150, 450, 850}
-	needles     = []int64{250, 550, 750} // "needle" in the body
+	needles     = []int64{250, 550, 750} // "needle" and 点滅 in the body
 	openDueSoon = []int64{200, 400, 600} // open, due tomorrow
 )
 
@@ -68,7 +68,10 @@ func spec(n int64, today time.Time) ticketSpec {
 		s.owner = "ai:bench"
 	}
 	if contains(needles, n) {
-		s.body += " The needle is here."
+		s.body += " The needle is here. LEDの点滅を直す。"
+	}
+	if n%8 == 3 {
+		s.body += " ブログ記事の下書きを確認する。"
 	}
 	switch {
 	case contains(openDueSoon, n):

@@ -32,6 +32,7 @@ func main() {
 	n := flag.Int("calls", 120, "SQLite: calls per tool and size (p50/p99 over them)")
 	dynCalls := flag.Int("dynamo-calls", 1, "DynamoDB: calls per tool and size (the counts are the median); counts do not vary, and one call at 100k takes moto a minute")
 	endpoint := flag.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint (moto); scripts/with-moto.sh sets DYNAMODB_ENDPOINT")
+	flag.BoolVar(&reindex, "reindex", false, "DynamoDB: also run reindex-words over the whole board at each size, and report its time, requests and items")
 	onlyFlag := flag.String("only", "", "measure only the calls whose names match this regular expression (e.g. '^search' at 100k on moto)")
 	flag.Parse()
 	if *onlyFlag != "" {
