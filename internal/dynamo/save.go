@@ -35,6 +35,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			// Last: the conditional items keep their positions.
 			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
 		}
+		since := s.cache.epoch() // for what the cancellation returns
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
@@ -61,7 +62,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		case c.failedAt(at.ticket):
 			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
 		case at.workspace > 0 && c.failedAt(at.workspace):
-			if err := s.workspaceRefuses(ctx, tx, c.old[at.workspace]); err != nil {
+			if err := s.workspaceRefuses(ctx, tx, c.old[at.workspace], since); err != nil {
 				return ledger.Record{}, err
 			}
 			// The policy allows the write after all (it changed back): retry.
@@ -172,8 +173,9 @@ func (s *Store) moveCount(slug string, from, to board.Status, allowed []board.AI
 // workspaceRefuses explains a failed workspace condition of a save: the
 // workspace is gone, or its policy no longer allows the caller. nil means
 // neither holds any more, and the save may be retried.
-func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[string]types.AttributeValue) error {
+func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[string]types.AttributeValue, since uint64) error {
 	if old == nil {
+		since = s.cache.epoch()
 		item, err := s.getItem(ctx, workspaceKey(tx.Before.Workspace))
 		if err != nil {
 			return err
@@ -184,7 +186,7 @@ func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[s
 		return board.ErrNotFound
 	}
 	w := decodeWorkspace(old)
-	s.cache.remember(w)
+	s.cache.remember(w, since)
 	return board.CheckPolicy(tx.AllowedPolicies, w.Workspace.AIPolicy)
 }
 

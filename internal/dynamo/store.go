@@ -133,6 +133,7 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	for i, w := range seed {
 		keys[i] = workspaceKey(w.Slug)
 	}
+	since := s.cache.epoch()
 	found, err := s.batchGet(ctx, keys)
 	var missing *types.ResourceNotFoundException
 	if errors.As(err, &missing) {
@@ -143,7 +144,7 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	}
 	for i, w := range seed {
 		if item := found[i]; item != nil {
-			s.cache.remember(decodeWorkspace(item))
+			s.cache.remember(decodeWorkspace(item), since)
 			continue
 		}
 		c, err := s.commit(ctx, []types.TransactWriteItem{s.put(workspaceItem(w), "attribute_not_exists(#pk)",
