@@ -45,10 +45,11 @@ const DefaultHold = 10 * time.Millisecond
 //
 // With Serialize set it also gives the endpoint one write at a time and
 // no read during a write, as the store's SerializeWrites would (moto needs
-// it). It must do so itself, after the hold is taken: behind the store's
-// process-wide lock no two transactions ever overlap, so none could ever
-// conflict. Stores behind an Injector therefore run with SerializeWrites
-// off.
+// it). It must do so itself, with the hold outside that turn: behind the
+// store's process-wide lock no two transactions ever overlap, so none could
+// ever conflict. Stores behind an Injector therefore run with
+// SerializeWrites off. A transaction's hold starts when it gets the
+// endpoint's turn (DynamoDB has no such queue) and lasts H from there.
 //
 // It also counts writes per partition key and second, of the table and of
 // each index (learned from the CreateTable it forwards), so a benchmark can
@@ -146,15 +147,26 @@ func isWriteOp(op string) bool {
 
 // forward sends r on in its turn.
 func (in *Injector) forward(next http.RoundTripper, r *http.Request, write bool) (*http.Response, error) {
-	if in.Serialize {
-		if write {
-			in.turns.Lock()
-			defer in.turns.Unlock()
-		} else {
-			in.turns.RLock()
-			defer in.turns.RUnlock()
-		}
+	defer in.turn(write)()
+	return send(next, r)
+}
+
+// turn waits for the endpoint's turn (Serialize) and returns its release.
+func (in *Injector) turn(write bool) func() {
+	switch {
+	case !in.Serialize:
+		return func() {}
+	case write:
+		in.turns.Lock()
+		return in.turns.Unlock
+	default:
+		in.turns.RLock()
+		return in.turns.RUnlock
 	}
+}
+
+// send sends r and reads the whole answer.
+func send(next http.RoundTripper, r *http.Request) (*http.Response, error) {
 	resp, err := next.RoundTrip(r)
 	if err != nil {
 		return nil, err
@@ -172,7 +184,6 @@ func (in *Injector) forward(next http.RoundTripper, r *http.Request, write bool)
 
 // transact applies the rule to one TransactWriteItems.
 func (in *Injector) transact(next http.RoundTripper, r *http.Request, body []byte) (*http.Response, error) {
-	start := time.Now()
 	var req struct {
 		TransactItems []map[string]struct {
 			TableName string
@@ -187,6 +198,11 @@ func (in *Injector) transact(next http.RoundTripper, r *http.Request, body []byt
 	if err := json.Unmarshal(body, &req); err != nil {
 		return in.forward(next, r, true) // the endpoint says what is wrong with it
 	}
+	// The transaction starts when the endpoint takes it: a queue for the
+	// endpoint's turn is the emulator's, which DynamoDB does not have, and
+	// holding items while queued would make every hold as long as the queue.
+	release := in.turn(true)
+	start := time.Now()
 	keys := make([]string, len(req.TransactItems))
 	kinds := make([]string, len(req.TransactItems))
 	var counted []countedWrite
@@ -218,6 +234,7 @@ func (in *Injector) transact(next http.RoundTripper, r *http.Request, body []byt
 	if clash != nil {
 		in.refused++
 		in.mu.Unlock()
+		release()
 		return cancelled(r, clash), nil
 	}
 	in.nextTx++
@@ -242,7 +259,8 @@ func (in *Injector) transact(next http.RoundTripper, r *http.Request, body []byt
 		}
 		in.mu.Unlock()
 	}()
-	resp, err := in.forward(next, r, true)
+	resp, err := send(next, r)
+	release() // the hold goes on without the endpoint's turn
 	if err != nil {
 		return nil, err
 	}
