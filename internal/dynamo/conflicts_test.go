@@ -190,3 +190,26 @@ func loggedService(t testing.TB, s *dynamo.Store) *board.Service {
 	}
 	return svc
 }
+
+// variant is a way to open one store: on an endpoint as it is, or under the
+// conflict model.
+type variant struct {
+	name string
+	open func(t *testing.T) *dynamo.Store
+}
+
+// conflictVariants lists each endpoint plain (moto with SerializeWrites)
+// and under the conflict model, for the hardening tests that run both.
+func conflictVariants() []variant {
+	var out []variant
+	for _, ep := range endpoints() {
+		out = append(out,
+			variant{ep.name, func(t *testing.T) *dynamo.Store {
+				return openStore(t, ep.newEndpoint(t), nil, dynamo.Config{SerializeWrites: ep.name == "moto"})
+			}},
+			variant{ep.name + "/conflicts", func(t *testing.T) *dynamo.Store {
+				return newConflicted(t, ep.newEndpoint(t)).open(t, dynamo.Config{})
+			}})
+	}
+	return out
+}
