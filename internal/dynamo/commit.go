@@ -52,6 +52,9 @@ func (c *cancellation) failedAt(i int) bool { return c != nil && c.failed[i] }
 // or not, reached the caller as an internal error.
 func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*cancellation, error) {
 	giveUp := time.Now().Add(s.raceFor)
+	if d, ok := ctx.Value(writeDeadlineKey{}).(time.Time); ok && d.Before(giveUp) {
+		giveUp = d // the call's own loop started the clock earlier
+	}
 	for attempt := 0; ; attempt++ {
 		c, err := s.sendWrite(ctx, items)
 		var met *conflictError
@@ -65,6 +68,15 @@ func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*c
 			return nil, err
 		}
 	}
+}
+
+// writeDeadlineKey marks a context whose write loop (a create's) has its
+// own deadline, which commit's retries must not outlast: one call's
+// retries, of whatever kind, stay within one budget.
+type writeDeadlineKey struct{}
+
+func withWriteDeadline(ctx context.Context, d time.Time) context.Context {
+	return context.WithValue(ctx, writeDeadlineKey{}, d)
 }
 
 // conflictError: a transaction was cancelled only for meeting others

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
@@ -212,4 +214,64 @@ func conflictVariants() []variant {
 			}})
 	}
 	return out
+}
+
+// TestConflictRetriesAreTheStoresAndBounded: a write whose ticket another
+// transaction holds is sent again by the store itself, after backoffs,
+// until its budget (Config.CounterRaceBudget) has passed; then the call
+// fails with nothing written, long before the other transaction lets go,
+// and the same request_id succeeds once it has.
+func TestConflictRetriesAreTheStoresAndBounded(t *testing.T) {
+	t.Parallel()
+	const hold = 5 * time.Second
+	ep := minidyn(t)
+	c := &conflicted{ep: ep, in: &dynamotest.Injector{Hold: hold}, table: tableName()}
+	// Seeded around the injector, so the seed waits for no hold.
+	plain := newService(t, openStore(t, ep, nil, dynamo.Config{Table: c.table}))
+	mustCreate(t, plain, "seed", "held")
+	svc := loggedService(t, c.open(t, dynamo.Config{CounterRaceBudget: 300 * time.Millisecond}))
+
+	raw := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep.url),
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), HTTPClient: c.in.HTTPClient()})
+	held := make(chan error, 1)
+	go func() {
+		_, err := raw.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.table),
+				Key:                 map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "T#inbox-1"}, "sk": &types.AttributeValueMemberS{Value: "T"}},
+				ConditionExpression: aws.String("attribute_exists(pk)")}},
+			{Put: &types.Put{TableName: aws.String(c.table), Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "other"}, "sk": &types.AttributeValueMemberS{Value: "x"}}}},
+		}})
+		held <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for c.in.Held() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the holding transaction never took its items")
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	title := "while held"
+	in := board.UpdateTicketInput{RequestID: "u1", ID: "inbox-1", Title: &title}
+	start := time.Now()
+	_, err := svc.UpdateTicket(aiCtx(t), in)
+	if board.ErrorCode(err) != board.CodeInternal {
+		t.Fatalf("update of a held ticket past the budget: %v, want an internal error", err)
+	}
+	if took := time.Since(start); took >= hold-time.Second {
+		t.Errorf("the update gave up after %v, want its budget (300ms), not the other transaction's hold (%v)", took, hold)
+	}
+	if n := c.in.Stats().Refused; n < 2 {
+		t.Errorf("%d attempts refused, want the store to have sent the write again", n)
+	}
+	if d, err := plain.GetTicket(aiCtx(t), board.TicketIDInput{ID: "inbox-1"}); err != nil || d.Ticket.Title != "held" {
+		t.Fatalf("after the failed update: %q %v, want nothing written", d.Ticket.Title, err)
+	}
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.UpdateTicket(aiCtx(t), in)
+	if err != nil || res.Ticket.Title != title || res.Replayed {
+		t.Fatalf("the same request_id after the hold: %+v %v, want the update done", res.Ticket, err)
+	}
 }

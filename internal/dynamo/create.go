@@ -55,6 +55,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 	// dozens of times in a row while every other call succeeds). Only
 	// s.raceFor bounds how long one call keeps losing.
 	giveUp := time.Now().Add(s.raceFor)
+	ctx = withWriteDeadline(ctx, giveUp)
 	stalled := 0
 	for attempt := 0; stalled < maxAttempts; attempt++ {
 		number := s.cache.next(tx.Workspace)

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -23,6 +24,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 	}
 	defer unlock()
 	var w writeAttempts
+	ctx = withWriteDeadline(ctx, time.Now().Add(s.raceFor))
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		txid := newTxID()
 		w.txids = append(w.txids, txid)
