@@ -123,6 +123,20 @@ bench-scale:
 bench-live:
 	$(GO) test -run '^$$' -bench BenchmarkLivePoll -benchtime 2s ./internal/web
 
+# One busy workspace on DynamoDB (bench/cmd/hot): K = 1, 4, 16, 32 store
+# instances, each its own client, retry quota and caches, one call at a time,
+# mixing creates, moves, notes and updates into one workspace under the
+# conflict model (internal/dynamotest, transactions hold their items 10 ms),
+# on minidyn (20 calls per instance) and moto (5 per instance: moto answers
+# one write at a time). About 1 minute on minidyn and 3 on moto on 2 cores;
+# HOTFLAGS='-duration 30s' runs each K for 30 s instead. Not part of
+# `make test`; figures in docs/benchmarks.md.
+HOTFLAGS ?=
+.PHONY: bench-hot
+bench-hot:
+	$(GO) run ./bench/cmd/hot -stores minidyn -calls 20 $(HOTFLAGS)
+	scripts/with-moto.sh $(GO) run ./bench/cmd/hot -stores moto -calls 5 $(HOTFLAGS)
+
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap (the agents' function), web/bootstrap
 # (the board's), worker/bootstrap and indexer/bootstrap for Lambda

@@ -19,6 +19,11 @@ type workspaceCache struct {
 	now func() time.Time // Config.Now: tests move it to check PolicyTTL
 	mu  sync.Mutex
 	ws  map[string]*cachedWorkspace
+	// adjusted counts this process's own changes to the cached counts
+	// (moved, countsUnknown). A read of a workspace item made before such a
+	// change can arrive after it; its counts then lack the change and must
+	// not replace the adjusted ones (remember).
+	adjusted uint64
 }
 
 type cachedWorkspace struct {
@@ -42,15 +47,31 @@ func (c *workspaceCache) entry(slug string) *cachedWorkspace {
 	return e
 }
 
-// remember stores what a read of the workspace item said.
-func (c *workspaceCache) remember(w workspaceState) {
+// epoch is the value a reader takes before it sends a read of a workspace
+// item, to hand to remember with what the read said.
+func (c *workspaceCache) epoch() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.adjusted
+}
+
+// remember stores what a read of the workspace item said; since is the
+// epoch taken before the read was sent. If this process adjusted any
+// cached counts in between, the read may predate that commit: its counts
+// are not kept (the next reader reads them again), so an adjustment is
+// never lost to a read that overtook it.
+func (c *workspaceCache) remember(w workspaceState, since uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(w.Workspace.Slug)
 	e.policy, e.policyAt = w.Workspace.AIPolicy, c.now()
-	e.counts = make(map[board.Status]int, len(board.Statuses))
-	for st, n := range w.Workspace.Counts {
-		e.counts[st] = n
+	if c.adjusted != since {
+		e.counts = nil
+	} else {
+		e.counts = make(map[board.Status]int, len(board.Statuses))
+		for st, n := range w.Workspace.Counts {
+			e.counts[st] = n
+		}
 	}
 	// A read made before a commit of ours can arrive after it: never move
 	// the counter back.
@@ -90,7 +111,11 @@ func (c *workspaceCache) moved(slug string, from, to board.Status) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(slug)
-	if e.counts == nil || from == to {
+	if from == to {
+		return
+	}
+	c.adjusted++
+	if e.counts == nil {
 		return
 	}
 	if from != "" {
@@ -104,6 +129,7 @@ func (c *workspaceCache) moved(slug string, from, to board.Status) {
 func (c *workspaceCache) countsUnknown(slug string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.adjusted++
 	c.entry(slug).counts = nil
 }
 

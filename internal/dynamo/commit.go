@@ -39,7 +39,60 @@ func (c *cancellation) failedAt(i int) bool { return c != nil && c.failed[i] }
 // a transient failure the SDK's retryer gave up on included. A single Put
 // goes out as PutItem, which costs half the write capacity of a transaction
 // and answers the same way.
+//
+// A transaction cancelled only because it met another transaction on one
+// of its items (TransactionConflict) is sent again here, after a jittered
+// backoff, until s.raceFor has passed: nothing of it was applied, and every
+// item carries the condition its builder relied on, so if the other write
+// changed what this one assumed, the next attempt is refused by that
+// condition and the caller builds the write again from the item returned
+// (ALL_OLD). The SDK's retryer leaves these conflicts alone (retry.go): each
+// of its retries costs tokens of the client's retry quota, and on a busy
+// workspace conflicts would spend the quota until every failure, conflict
+// or not, reached the caller as an internal error.
 func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*cancellation, error) {
+	giveUp := time.Now().Add(s.raceFor)
+	if d, ok := ctx.Value(writeDeadlineKey{}).(time.Time); ok && d.Before(giveUp) {
+		giveUp = d // the call's own loop started the clock earlier
+	}
+	for attempt := 0; ; attempt++ {
+		c, err := s.sendWrite(ctx, items)
+		var met *conflictError
+		if !errors.As(err, &met) {
+			return c, err
+		}
+		if time.Now().After(giveUp) {
+			return nil, fmt.Errorf("dynamo: the write kept meeting other writes on the same items for %s; nothing was written by this call: %w", s.raceFor, err)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// writeDeadlineKey marks a context whose write loop (a create's) has its
+// own deadline, which commit's retries must not outlast: one call's
+// retries, of whatever kind, stay within one budget.
+type writeDeadlineKey struct{}
+
+func withWriteDeadline(ctx context.Context, d time.Time) context.Context {
+	return context.WithValue(ctx, writeDeadlineKey{}, d)
+}
+
+// conflictError: a transaction was cancelled only for meeting others
+// (TransactionConflict), nothing of it applied.
+type conflictError struct {
+	codes []string
+	err   error
+}
+
+func (e *conflictError) Error() string {
+	return fmt.Sprintf("dynamo: transaction met another on its items: %v: %v", e.codes, e.err)
+}
+func (e *conflictError) Unwrap() error { return e.err }
+
+// sendWrite sends the write once, in this process's write turn.
+func (s *Store) sendWrite(ctx context.Context, items []types.TransactWriteItem) (*cancellation, error) {
 	done, err := s.writeTurn(ctx)
 	if err != nil {
 		return nil, err
@@ -57,6 +110,8 @@ func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*c
 		return nil, err
 	}
 	c := &cancellation{failed: map[int]bool{}, old: map[int]map[string]types.AttributeValue{}}
+	conflicts := 0
+	var other error
 	for i, r := range tce.CancellationReasons {
 		code := aws.ToString(r.Code)
 		c.codes = append(c.codes, code)
@@ -67,14 +122,22 @@ func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*c
 			if len(r.Item) > 0 {
 				c.old[i] = r.Item
 			}
-		default: // conflicts the SDK stopped retrying, ValidationError, …
-			return nil, fmt.Errorf("dynamo: transaction refused: %v: %w", c.codes, err)
+		case "TransactionConflict":
+			conflicts++
+		default: // throttling the SDK stopped retrying, ValidationError, …
+			other = fmt.Errorf("dynamo: transaction refused: %v: %w", c.codes, err)
 		}
 	}
-	if len(c.failed) == 0 {
-		return nil, fmt.Errorf("dynamo: transaction cancelled without a reason: %w", err)
+	switch {
+	case other != nil:
+		return nil, other
+	case len(c.failed) > 0:
+		// A refused condition is the answer, whatever else met others.
+		return c, nil
+	case conflicts > 0:
+		return nil, &conflictError{codes: c.codes, err: err}
 	}
-	return c, nil
+	return nil, fmt.Errorf("dynamo: transaction cancelled without a reason: %w", err)
 }
 
 func (s *Store) putOne(ctx context.Context, p *types.Put) (*cancellation, error) {

@@ -55,6 +55,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 	// dozens of times in a row while every other call succeeds). Only
 	// s.raceFor bounds how long one call keeps losing.
 	giveUp := time.Now().Add(s.raceFor)
+	ctx = withWriteDeadline(ctx, giveUp)
 	stalled := 0
 	for attempt := 0; stalled < maxAttempts; attempt++ {
 		number := s.cache.next(tx.Workspace)
@@ -70,6 +71,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		if err != nil {
 			return ledger.Record{}, err
 		}
+		since := s.cache.epoch() // for what the cancellation returns
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
@@ -97,7 +99,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			stalled++
 			continue // expired meanwhile: the key is free again
 		case c.failedAt(createWorkspace):
-			if err := s.counterMoved(ctx, tx, c.old[createWorkspace], number); err != nil {
+			if err := s.counterMoved(ctx, tx, c.old[createWorkspace], since, number); err != nil {
 				return ledger.Record{}, err
 			}
 			if attempt == 0 {
@@ -124,6 +126,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 // replay, a missing workspace and a refused policy end here; otherwise the
 // counter is cached for the transaction.
 func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.Time) error {
+	since := s.cache.epoch()
 	found, err := s.batchGet(ctx, []map[string]types.AttributeValue{requestKey(tx.Request.Key), workspaceKey(tx.Workspace)})
 	if err != nil {
 		return err
@@ -132,7 +135,7 @@ func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.T
 	if err != nil {
 		return err
 	}
-	policyErr := s.checkWorkspace(tx, found[1]) // caches what the replay's answer needs too
+	policyErr := s.checkWorkspace(tx, found[1], since) // caches what the replay's answer needs too
 	if judgeRecord(rec, txid, now, writeAttempts{}) == recordTaken {
 		return &ledger.ExistsError{Record: *rec}
 	}
@@ -141,13 +144,13 @@ func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.T
 
 // checkWorkspace caches what a workspace item says and refuses a create
 // the item does not allow.
-func (s *Store) checkWorkspace(tx board.CreateTx, item map[string]types.AttributeValue) error {
+func (s *Store) checkWorkspace(tx board.CreateTx, item map[string]types.AttributeValue, since uint64) error {
 	if item == nil {
 		s.cache.forget(tx.Workspace)
 		return board.ErrNotFound
 	}
 	w := decodeWorkspace(item)
-	s.cache.remember(w)
+	s.cache.remember(w, since)
 	s.cache.setNext(tx.Workspace, w.Next)
 	return board.CheckPolicy(tx.AllowedPolicies, w.Workspace.AIPolicy)
 }
@@ -155,15 +158,16 @@ func (s *Store) checkWorkspace(tx board.CreateTx, item map[string]types.Attribut
 // counterMoved handles a failed condition on the workspace item: it is
 // missing, its policy refuses the caller, or (the usual case) another
 // instance took the number; then the counter is corrected for the retry.
-func (s *Store) counterMoved(ctx context.Context, tx board.CreateTx, old map[string]types.AttributeValue, tried int64) error {
+func (s *Store) counterMoved(ctx context.Context, tx board.CreateTx, old map[string]types.AttributeValue, since uint64, tried int64) error {
 	if old == nil { // the endpoint did not return the item
+		since = s.cache.epoch()
 		item, err := s.getItem(ctx, workspaceKey(tx.Workspace))
 		if err != nil {
 			return err
 		}
 		old = item
 	}
-	if err := s.checkWorkspace(tx, old); err != nil {
+	if err := s.checkWorkspace(tx, old, since); err != nil {
 		return err
 	}
 	if s.cache.next(tx.Workspace) == tried {

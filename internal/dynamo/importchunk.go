@@ -43,11 +43,12 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 	}
 	defer unlock()
 	if s.cache.next(ws) == 0 {
+		since := s.cache.epoch()
 		item, err := s.getItem(ctx, workspaceKey(ws))
 		if err != nil {
 			return board.Task{}, err
 		}
-		if err := s.checkWorkspace(board.CreateTx{Workspace: ws, AllowedPolicies: tx.AllowedPolicies}, item); err != nil {
+		if err := s.checkWorkspace(board.CreateTx{Workspace: ws, AllowedPolicies: tx.AllowedPolicies}, item, since); err != nil {
 			return board.Task{}, err
 		}
 	}
@@ -58,6 +59,7 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 		if err != nil {
 			return board.Task{}, err
 		}
+		since := s.cache.epoch() // for what the cancellation returns
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
@@ -72,7 +74,7 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 		case c.failedAt(chunkTaskAt):
 			return board.Task{}, s.taskChanged(ctx, tx.Task.ID, c.old[chunkTaskAt])
 		case c.failedAt(chunkCounterAt):
-			if err := s.counterMoved(ctx, board.CreateTx{Workspace: ws, AllowedPolicies: tx.AllowedPolicies}, c.old[chunkCounterAt], number); err != nil {
+			if err := s.counterMoved(ctx, board.CreateTx{Workspace: ws, AllowedPolicies: tx.AllowedPolicies}, c.old[chunkCounterAt], since, number); err != nil {
 				return board.Task{}, err
 			}
 			continue // numbers taken by creates meanwhile: build again

@@ -6,21 +6,21 @@ import (
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // TestMixedConcurrentWrites: one process (one MCP server) takes creates in
 // two workspaces, updates of different tickets, replays and refused writes
-// at once. Every acknowledged write must be there afterwards. Against moto
+// at once, with and without the conflict model. Every acknowledged write
+// must be there afterwards. Against moto
 // this needs SerializeWrites (as Connect sets for a named endpoint):
 // there a refused transaction restores a snapshot of the whole table and
 // can undo concurrent writes to other items.
 func TestMixedConcurrentWrites(t *testing.T) {
-	for _, ep := range endpoints() {
-		t.Run(ep.name, func(t *testing.T) {
+	for _, v := range conflictVariants() {
+		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			s := openStore(t, ep.newEndpoint(t), nil, dynamo.Config{SerializeWrites: ep.name == "moto"})
+			s := v.open(t)
 			svc := newService(t, s)
 			ai := aiCtx(t)
 			human := board.WithPrincipal(context.Background(), board.Principal{Author: "human", Source: board.SourceWeb})

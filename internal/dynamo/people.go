@@ -2,7 +2,7 @@ package dynamo
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -140,28 +140,19 @@ func (s *Store) personExists(handle string) types.TransactWriteItem {
 	}}
 }
 
-// writeOnce sends a small transaction (people's writes are not request
-// records: they are retried here on contention only) and returns the
-// index of the first failed condition, or -1.
+// writeOnce sends a small transaction (commit retries one that met another)
+// and returns the index of the first failed condition, or -1.
 func (s *Store) writeOnce(ctx context.Context, items []types.TransactWriteItem) (int, error) {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		c, err := s.commit(ctx, items)
-		if err != nil {
-			return -1, err
-		}
-		if c == nil {
-			return -1, nil
-		}
-		for i := range items {
-			if c.failedAt(i) {
-				return i, nil
-			}
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return -1, err
+	c, err := s.commit(ctx, items)
+	if err != nil || c == nil {
+		return -1, err
+	}
+	for i := range items {
+		if c.failedAt(i) {
+			return i, nil
 		}
 	}
-	return -1, errors.New("dynamo: writing people kept conflicting; nothing was written by this call")
+	return -1, fmt.Errorf("dynamo: writing people refused (%v); nothing was written by this call", c.codes)
 }
 
 // CreatePerson puts the person if the handle is free, with the invitation.

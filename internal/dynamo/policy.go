@@ -33,6 +33,7 @@ func (s *Store) workspacePolicyCounts(ctx context.Context, slug string) (board.A
 	if p, counts, ok := s.cache.policy(slug, s.policyTTL); ok {
 		return p, counts, nil
 	}
+	since := s.cache.epoch()
 	item, err := s.getItem(ctx, workspaceKey(slug))
 	if err != nil {
 		return "", nil, err
@@ -42,6 +43,6 @@ func (s *Store) workspacePolicyCounts(ctx context.Context, slug string) (board.A
 		return "", nil, board.ErrNotFound
 	}
 	w := decodeWorkspace(item)
-	s.cache.remember(w)
+	s.cache.remember(w, since)
 	return w.Workspace.AIPolicy, w.Workspace.Counts, nil
 }

@@ -37,15 +37,16 @@ func checkOneTicket(t *testing.T, svc *board.Service, results []board.TicketResu
 }
 
 // TestIdenticalCreatesReplayInOrder: 50 identical create_ticket calls sent
-// together through one service → one ticket, 49 replays. Within one
+// together through one service → one ticket, 49 replays, with and without
+// the conflict model. Within one
 // instance the store's per-workspace lock takes them one at a time, so this
 // shows that the calls after the first replay it; TestShared races them
 // across instances that share no lock.
 func TestIdenticalCreatesReplayInOrder(t *testing.T) {
-	for _, ep := range endpoints() {
-		t.Run(ep.name, func(t *testing.T) {
+	for _, v := range conflictVariants() {
+		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			svc := newService(t, openStore(t, ep.newEndpoint(t), nil, dynamo.Config{}))
+			svc := newService(t, v.open(t))
 			const n = 50
 			results := make([]board.TicketResult, n)
 			errs := make([]error, n)

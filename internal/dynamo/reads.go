@@ -51,6 +51,7 @@ func (s *Store) LoadForWrite(ctx context.Context, k ledger.Key, ticketID string,
 	if err == nil {
 		keys = append(keys, ticketKey(ticketID), workspaceKey(slug))
 	}
+	since := s.cache.epoch()
 	found, err := s.batchGet(ctx, keys)
 	if err != nil {
 		return board.WriteContext{}, err
@@ -67,7 +68,7 @@ func (s *Store) LoadForWrite(ctx context.Context, k ledger.Key, ticketID string,
 		return board.WriteContext{}, err
 	}
 	w := decodeWorkspace(found[2])
-	s.cache.remember(w)
+	s.cache.remember(w, since)
 	wc.Ticket, wc.Policy = &t, w.Workspace.AIPolicy
 	return wc, nil
 }

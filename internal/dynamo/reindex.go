@@ -35,10 +35,12 @@ type ReindexError struct {
 	Err    error
 }
 
+// Error says where the reindex stopped and why.
 func (e *ReindexError) Error() string {
 	return fmt.Sprintf("dynamo: reindexing stopped in %s at ticket %d: %v", e.Resume.Workspace, e.Resume.Number, e.Err)
 }
 
+// Unwrap is the failure that stopped the reindex.
 func (e *ReindexError) Unwrap() error { return e.Err }
 
 // ReindexWords writes every ticket's word items, workspace by workspace in

@@ -10,10 +10,11 @@ import (
 )
 
 // Who retries what (docs/architecture.md, "Retries"): transient failures
-// (throttling, 5xx, dropped connections, a transaction that met another one
-// on the same item) are the SDK's retryer's, configured here and nowhere
-// else. The store's own loops retry only what a condition told them (a moved
-// counter, a record that expired between a write and a read); when the SDK
+// (throttling, 5xx, dropped connections, a single-item write that met a
+// transaction) are the SDK's retryer's, configured here and nowhere else.
+// The store's own loops retry what a condition told them (a moved counter, a
+// record that expired between a write and a read) and a transaction that met
+// another on one of its items (commit.go); when the SDK
 // gives up, or its retry quota is spent, the call fails with that error
 // instead of starting the SDK's retries all over again.
 const (
@@ -26,8 +27,9 @@ const (
 
 // NewRetryer is the retryer every client of the store uses: the SDK's
 // standard one (exponential backoff with jitter, a retry quota) with
-// RetryMaxAttempts and RetryMaxBackoff, which also retries transaction
-// conflicts. opts adjust it further (tests shorten the waits).
+// RetryMaxAttempts and RetryMaxBackoff, which also retries a single-item
+// write that met a transaction. opts adjust it further (tests shorten the
+// waits).
 func NewRetryer(opts ...func(*retry.StandardOptions)) aws.Retryer {
 	return retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxAttempts = RetryMaxAttempts
@@ -40,11 +42,14 @@ func NewRetryer(opts ...func(*retry.StandardOptions)) aws.Retryer {
 }
 
 // transientConflict reports the refusals DynamoDB answers for contention
-// rather than for anything in the request: a single-item write that met a
-// transaction in flight (TransactionConflictException), and a transaction
-// cancelled only for conflicts or throttling. A transaction that any
-// condition refused is not retryable: that is an answer, and the store reads
-// it.
+// rather than for anything in the request, which the SDK retries: a
+// single-item write that met a transaction in flight
+// (TransactionConflictException), and a transaction cancelled for
+// throttling. A transaction cancelled for meeting another transaction
+// (TransactionConflict) is the store's own to retry (commit.go): each SDK
+// retry costs retry-quota tokens, and conflicts on a busy workspace would
+// spend the quota. A transaction that any condition refused is not
+// retryable either: that is an answer, and the store reads it.
 func transientConflict(err error) aws.Ternary {
 	var conflict *types.TransactionConflictException
 	if errors.As(err, &conflict) {
@@ -58,9 +63,9 @@ func transientConflict(err error) aws.Ternary {
 	for _, r := range tce.CancellationReasons {
 		switch aws.ToString(r.Code) {
 		case "", "None":
-		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
+		case "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
 			transient = true
-		default: // ConditionalCheckFailed, ValidationError, …: an answer
+		default: // TransactionConflict (the store's), ConditionalCheckFailed, ValidationError, …
 			return aws.FalseTernary
 		}
 	}

@@ -10,9 +10,11 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 )
 
-// The SDK's retryer, as the store configures it, retries contention and
-// throttling, and never a refusal by a condition (that is an answer).
-func TestRetryerRetriesConflictsNotConditions(t *testing.T) {
+// The SDK's retryer, as the store configures it, retries throttling and a
+// single-item write that met a transaction, and never a refusal by a
+// condition (that is an answer) nor a transaction that met another (the
+// store retries those itself, outside the retry quota).
+func TestRetryerRetriesThrottlingNotConditionsNorTransactionConflicts(t *testing.T) {
 	r := dynamo.NewRetryer()
 	if got := r.MaxAttempts(); got != dynamo.RetryMaxAttempts {
 		t.Errorf("MaxAttempts = %d, want %d", got, dynamo.RetryMaxAttempts)
@@ -29,7 +31,7 @@ func TestRetryerRetriesConflictsNotConditions(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{"transaction conflict", cancelled("None", "TransactionConflict"), true},
+		{"transaction conflict (the store retries it)", cancelled("None", "TransactionConflict"), false},
 		{"throttled transaction", cancelled("ThrottlingError", "None"), true},
 		{"single item meets a transaction", &types.TransactionConflictException{Message: aws.String("in flight")}, true},
 		{"throttled request", &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}, true},

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -23,6 +24,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 	}
 	defer unlock()
 	var w writeAttempts
+	ctx = withWriteDeadline(ctx, time.Now().Add(s.raceFor))
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		txid := newTxID()
 		w.txids = append(w.txids, txid)
@@ -35,6 +37,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			// Last: the conditional items keep their positions.
 			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
 		}
+		since := s.cache.epoch() // for what the cancellation returns
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
@@ -61,7 +64,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		case c.failedAt(at.ticket):
 			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
 		case at.workspace > 0 && c.failedAt(at.workspace):
-			if err := s.workspaceRefuses(ctx, tx, c.old[at.workspace]); err != nil {
+			if err := s.workspaceRefuses(ctx, tx, c.old[at.workspace], since); err != nil {
 				return ledger.Record{}, err
 			}
 			// The policy allows the write after all (it changed back): retry.
@@ -172,8 +175,9 @@ func (s *Store) moveCount(slug string, from, to board.Status, allowed []board.AI
 // workspaceRefuses explains a failed workspace condition of a save: the
 // workspace is gone, or its policy no longer allows the caller. nil means
 // neither holds any more, and the save may be retried.
-func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[string]types.AttributeValue) error {
+func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[string]types.AttributeValue, since uint64) error {
 	if old == nil {
+		since = s.cache.epoch()
 		item, err := s.getItem(ctx, workspaceKey(tx.Before.Workspace))
 		if err != nil {
 			return err
@@ -184,7 +188,7 @@ func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[s
 		return board.ErrNotFound
 	}
 	w := decodeWorkspace(old)
-	s.cache.remember(w)
+	s.cache.remember(w, since)
 	return board.CheckPolicy(tx.AllowedPolicies, w.Workspace.AIPolicy)
 }
 

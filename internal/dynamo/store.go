@@ -42,8 +42,9 @@ type Config struct {
 	Now    func() time.Time
 	Logger *slog.Logger
 	// CounterRaceBudget bounds how long one create keeps retrying after
-	// losing the workspace counter to other instances (0: the default,
-	// DefaultCounterRaceBudget). Tests that race many instances on one
+	// losing the workspace counter to other instances, and how long one
+	// write keeps meeting other transactions on its items (commit.go)
+	// (0: the default, DefaultCounterRaceBudget). Tests that race many instances on one
 	// shared emulator lengthen it: there the emulator, not the protocol,
 	// is slow.
 	CounterRaceBudget time.Duration
@@ -133,6 +134,7 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	for i, w := range seed {
 		keys[i] = workspaceKey(w.Slug)
 	}
+	since := s.cache.epoch()
 	found, err := s.batchGet(ctx, keys)
 	var missing *types.ResourceNotFoundException
 	if errors.As(err, &missing) {
@@ -143,7 +145,7 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	}
 	for i, w := range seed {
 		if item := found[i]; item != nil {
-			s.cache.remember(decodeWorkspace(item))
+			s.cache.remember(decodeWorkspace(item), since)
 			continue
 		}
 		c, err := s.commit(ctx, []types.TransactWriteItem{s.put(workspaceItem(w), "attribute_not_exists(#pk)",

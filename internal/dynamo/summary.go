@@ -17,6 +17,7 @@ import (
 // tickets due soonest (tickets_open_due, sparse: it holds only open tickets
 // with a due date, earliest due first) and the newest events (events).
 func (s *Store) ReadSummary(ctx context.Context, q board.SummaryQuery) (board.SummaryRead, error) {
+	since := s.cache.epoch()
 	item, err := s.getItem(ctx, workspaceKey(q.Workspace))
 	if err != nil {
 		return board.SummaryRead{}, err
@@ -26,7 +27,7 @@ func (s *Store) ReadSummary(ctx context.Context, q board.SummaryQuery) (board.Su
 		return board.SummaryRead{}, board.ErrNotFound
 	}
 	w := decodeWorkspace(item)
-	s.cache.remember(w)
+	s.cache.remember(w, since)
 	if err := board.CheckPolicy(q.Readable, w.Workspace.AIPolicy); err != nil {
 		return board.SummaryRead{}, err
 	}

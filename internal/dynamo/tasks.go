@@ -132,24 +132,17 @@ func (s *Store) CreateTask(ctx context.Context, t board.Task, rows []json.RawMes
 	return s.commitOnce(ctx, items, "creating task "+t.ID)
 }
 
-// commitOnce commits items, retrying contention; a failed condition is an
-// error.
+// commitOnce commits items; a failed condition is an error. (commit
+// itself retries a transaction that met another.)
 func (s *Store) commitOnce(ctx context.Context, items []types.TransactWriteItem, what string) error {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		c, err := s.commit(ctx, items)
-		switch {
-		case err != nil:
-			return err
-		case c == nil:
-			return nil
-		case len(c.failed) > 0:
-			return fmt.Errorf("dynamo: %s: refused (%v)", what, c.codes)
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return err
-		}
+	c, err := s.commit(ctx, items)
+	switch {
+	case err != nil:
+		return err
+	case c != nil:
+		return fmt.Errorf("dynamo: %s: refused (%v)", what, c.codes)
 	}
-	return fmt.Errorf("dynamo: %s kept conflicting", what)
+	return nil
 }
 
 // GetTask is one consistent GetItem.

@@ -12,6 +12,7 @@ import (
 // ListWorkspaces is one Query of the workspaces' partition; counts are
 // attributes of each workspace item, kept by the write transactions.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
+	since := s.cache.epoch()
 	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
@@ -25,7 +26,7 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
 	out := make([]board.Workspace, 0, len(items))
 	for _, item := range items {
 		w := decodeWorkspace(item)
-		s.cache.remember(w)
+		s.cache.remember(w, since)
 		out = append(out, w.Workspace)
 	}
 	return out, nil
@@ -33,6 +34,7 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
 
 // GetWorkspace is one consistent GetItem.
 func (s *Store) GetWorkspace(ctx context.Context, slug string) (board.Workspace, error) {
+	since := s.cache.epoch()
 	item, err := s.getItem(ctx, workspaceKey(slug))
 	if err != nil {
 		return board.Workspace{}, err
@@ -41,7 +43,7 @@ func (s *Store) GetWorkspace(ctx context.Context, slug string) (board.Workspace,
 		return board.Workspace{}, board.ErrNotFound
 	}
 	w := decodeWorkspace(item)
-	s.cache.remember(w)
+	s.cache.remember(w, since)
 	return w.Workspace, nil
 }
 

@@ -17,7 +17,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, tx board.WorkspaceTx) (ledg
 	put := s.put(item, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false)
 	rec, err := s.workspaceWrite(ctx, tx, put, board.ErrExists)
 	if err == nil {
-		s.cache.remember(workspaceState{Workspace: tx.Workspace, Next: 1})
+		s.cache.remember(workspaceState{Workspace: tx.Workspace, Next: 1}, s.cache.epoch())
 	}
 	return rec, err
 }

@@ -71,10 +71,32 @@ type contractTest struct {
 // registers its own cleanup with t.Cleanup. Subtests run in parallel.
 func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 	t.Helper()
-	groups := []struct {
-		name  string
-		tests []contractTest
-	}{
+	runGroups(t, newStore, contractGroups())
+}
+
+// RunGroup runs one group of the contract (e.g. "Concurrency"), for a
+// backend variant that only changes what that group is about, such as
+// DynamoDB under a model of its transaction conflicts. An unknown name
+// fails the test.
+func RunGroup(t *testing.T, name string, newStore func(t *testing.T) board.Store) {
+	t.Helper()
+	for _, g := range contractGroups() {
+		if g.name == name {
+			runGroups(t, newStore, []contractGroup{g})
+			return
+		}
+	}
+	t.Fatalf("no contract group %q", name)
+}
+
+// contractGroup is a named set of contract tests.
+type contractGroup struct {
+	name  string
+	tests []contractTest
+}
+
+func contractGroups() []contractGroup {
+	return []contractGroup{
 		{"Workspaces", workspaceTests()},
 		{"CreateTicket", createTests()},
 		{"ReadTicket", detailTests()},
@@ -103,6 +125,9 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 		{"Tasks", taskTests()},
 		{"Secrets", secretTests()},
 	}
+}
+
+func runGroups(t *testing.T, newStore func(t *testing.T) board.Store, groups []contractGroup) {
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,282 @@
+// Command hot measures one busy workspace on DynamoDB: K store instances
+// (each its own client, retry quota and caches, as Lambda instances are),
+// each making one call at a time, mix creates, moves, notes and updates into
+// one workspace under a model of DynamoDB's transaction conflicts
+// (dynamotest.Injector: each transaction holds its items for -hold, in a
+// lock table every instance shares). For each K it prints the calls
+// answered per second, the calls whose first answer was an error and how
+// many of those were internal errors, p50/p99 latency, the conflicts by
+// item kind, the writes per second of the workspace items' partition (the
+// ticket counter lives there) and the busiest partition key of the table or
+// an index.
+//
+//	go run ./bench/cmd/hot [-instances 1,4,16,32] [-calls 20] [-duration 0] [-hold 10ms] [-stores minidyn,moto]
+//
+// Both emulators copy the whole table on every transaction, so calls per
+// second measure the emulator; judge by the counts. moto needs an endpoint
+// (scripts/with-moto.sh sets DYNAMODB_ENDPOINT); without one its rows are
+// skipped with the reason.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"hash/crc32"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	miniserver "github.com/truora/minidyn/server"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/dynamotest"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "hot:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	calls    int
+	duration time.Duration
+	hold     time.Duration
+	seed     int
+}
+
+func run() error {
+	instancesFlag := flag.String("instances", "1,4,16,32", "comma-separated numbers of store instances")
+	calls := flag.Int("calls", 20, "calls per instance (ignored when -duration is set)")
+	duration := flag.Duration("duration", 0, "run each K for this long instead of -calls calls per instance (e.g. 30s)")
+	hold := flag.Duration("hold", dynamotest.DefaultHold, "how long a transaction holds its items")
+	storesFlag := flag.String("stores", "minidyn,moto", "comma-separated: minidyn, moto")
+	endpoint := flag.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "moto's endpoint; scripts/with-moto.sh sets DYNAMODB_ENDPOINT")
+	flag.Parse()
+	var ks []int
+	for _, f := range strings.Split(*instancesFlag, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return fmt.Errorf("-instances: %q is not a positive number", f)
+		}
+		ks = append(ks, k)
+	}
+	opt := options{calls: *calls, duration: *duration, hold: *hold, seed: 8}
+	fmt.Printf("one workspace, K instances each making one call at a time (create, move, note, update in turn), hold %v, ", opt.hold)
+	if opt.duration > 0 {
+		fmt.Printf("%v per K\n\n", opt.duration)
+	} else {
+		fmt.Printf("%d calls per instance\n\n", opt.calls)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "store\tK\tcalls\tcalls/s\tfailed first\tinternal\tp50\tp99\tconflicts by kind\tWS partition writes/s (peak)\tWS writes per create\tbusiest key (peak writes/s)\t")
+	for _, name := range strings.Split(*storesFlag, ",") {
+		for _, k := range ks {
+			var url string
+			switch name {
+			case "minidyn":
+				srv := httptest.NewServer(withCRC32(miniserver.NewServer()))
+				defer srv.Close()
+				url = srv.URL
+			case "moto":
+				if *endpoint == "" {
+					fmt.Fprintf(tw, "moto\t%d\tskipped: no endpoint (run under scripts/with-moto.sh or pass -endpoint)\t\t\t\t\t\t\t\t\t\t\n", k)
+					continue
+				}
+				url = *endpoint
+			default:
+				return fmt.Errorf("-stores: unknown store %q (want minidyn or moto)", name)
+			}
+			r, err := runOne(name, url, k, opt)
+			if err != nil {
+				return fmt.Errorf("%s K=%d: %w", name, k, err)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d (%.1f%%)\t%d\t%v\t%v\t%s\t%.1f (%d)\t%.2f\t%s (%d)\t\n", name, k, r.calls, r.perSecond,
+				r.failed, 100*float64(r.failed)/float64(max(r.calls, 1)), r.internal, r.p50, r.p99, r.conflicts,
+				r.wsPerSecond, r.wsPeak, r.wsPerCreate, r.busiest, r.busiestPeak)
+			fmt.Fprintf(os.Stderr, "%s K=%d done\n", name, k)
+		}
+	}
+	return tw.Flush()
+}
+
+type result struct {
+	calls, failed, internal int
+	perSecond               float64
+	p50, p99                time.Duration
+	conflicts               string
+	wsPerSecond             float64
+	wsPeak                  int
+	wsPerCreate             float64
+	busiest                 string
+	busiestPeak             int
+}
+
+// runOne runs K instances against a fresh table at url.
+func runOne(name, url string, k int, opt options) (result, error) {
+	ctx := context.Background()
+	in := &dynamotest.Injector{Hold: opt.hold, Serialize: name == "moto"}
+	table := fmt.Sprintf("ledger-hot-%d-%d", k, time.Now().UnixNano())
+	open := func(create bool) (*board.Service, error) {
+		client := dynamodb.New(dynamodb.Options{
+			Region:       "us-east-1",
+			BaseEndpoint: aws.String(url),
+			Credentials:  credentials.NewStaticCredentialsProvider("bench", "bench", ""),
+			Retryer:      dynamo.NewRetryer(), // the production retryer, retry quota included
+			HTTPClient:   in.HTTPClient(),
+		})
+		st, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table, CreateTable: create})
+		if err != nil {
+			return nil, err
+		}
+		return board.NewService(board.Config{Store: st, BaseURL: "https://board.test", Logger: slog.New(slog.DiscardHandler)})
+	}
+	svcs := make([]*board.Service, k)
+	for i := range svcs {
+		svc, err := open(i == 0)
+		if err != nil {
+			return result{}, err
+		}
+		svcs[i] = svc
+	}
+	ai := board.WithPrincipal(ctx, board.Principal{Author: "ai:bench", Source: board.SourceMCP})
+	for i := range opt.seed {
+		if _, err := svcs[0].CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("seed-%d", i), Workspace: "inbox", Title: "seed"}); err != nil {
+			return result{}, err
+		}
+	}
+	in.Reset()
+
+	var mu sync.Mutex
+	var lat []time.Duration
+	var failed, internal, creates int
+	var firstErr error
+	deadline := time.Now().Add(opt.duration)
+	statuses := []board.Status{board.StatusDoing, board.StatusWaitingHuman, board.StatusWaitingAI, board.StatusCandidate}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, svc := range svcs {
+		wg.Go(func() {
+			rnd := rand.New(rand.NewPCG(uint64(i), 1))
+			for c := 0; ; c++ {
+				if opt.duration > 0 && time.Now().After(deadline) || opt.duration <= 0 && c >= opt.calls {
+					return
+				}
+				rid := fmt.Sprintf("k%d-i%d-c%d", k, i, c)
+				id := fmt.Sprintf("inbox-%d", 1+rnd.IntN(opt.seed))
+				t0 := time.Now()
+				var err error
+				switch (i + c) % 4 {
+				case 0:
+					_, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: rid, Workspace: "inbox", Title: "busy " + rid})
+				case 1:
+					_, err = svc.MoveTicket(ai, board.MoveTicketInput{RequestID: rid, ID: id, Status: statuses[rnd.IntN(len(statuses))]})
+				case 2:
+					_, err = svc.AddNote(ai, board.AddNoteInput{RequestID: rid, ID: id, Body: "note " + rid})
+				case 3:
+					title := "title " + rid
+					_, err = svc.UpdateTicket(ai, board.UpdateTicketInput{RequestID: rid, ID: id, Title: &title})
+				}
+				d := time.Since(t0)
+				mu.Lock()
+				lat = append(lat, d)
+				if (i+c)%4 == 0 && err == nil {
+					creates++
+				}
+				if err != nil {
+					failed++
+					if board.ErrorCode(err) == board.CodeInternal {
+						internal++
+					}
+					if firstErr == nil {
+						firstErr = err
+					}
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		fmt.Fprintf(os.Stderr, "%s K=%d: first failure: %v\n", name, k, firstErr)
+	}
+	st := in.Stats()
+	slices.Sort(lat)
+	r := result{calls: len(lat), failed: failed, internal: internal,
+		perSecond: float64(len(lat)-failed) / elapsed.Seconds(),
+		p50:       pct(lat, 50), p99: pct(lat, 99), conflicts: kinds(st.Conflicts),
+		wsPeak: in.PeakWrites("", "WS"), busiest: hotName(st.Busiest), busiestPeak: st.Busiest.PerSecond}
+	ws := in.Writes("", "WS")
+	r.wsPerSecond = float64(ws) / elapsed.Seconds()
+	if creates > 0 {
+		r.wsPerCreate = float64(ws) / float64(creates)
+	}
+	return r, nil
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)].Round(time.Millisecond)
+}
+
+// kinds prints conflicts by item kind, most first ("WS 120, T# 4").
+func kinds(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	type kv struct {
+		k string
+		n int
+	}
+	var all []kv
+	for k, n := range m {
+		all = append(all, kv{k, n})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].n > all[j].n || all[i].n == all[j].n && all[i].k < all[j].k })
+	parts := make([]string, len(all))
+	for i, e := range all {
+		parts[i] = e.k + " " + strconv.Itoa(e.n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func hotName(h dynamotest.Hot) string {
+	if h.Index == "" {
+		return "table " + h.Key
+	}
+	return h.Index + " " + h.Key
+}
+
+// withCRC32 adds the checksum header DynamoDB sends and minidyn does not;
+// without it the SDK warns about every answer.
+func withCRC32(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		body := rec.Body.Bytes()
+		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(body)
+	})
+}
