@@ -23,12 +23,12 @@ type MovedWorkspace struct {
 	Next int64 `json:"next_number"`
 }
 
-// Outcome is what putting one moved item did.
-type Outcome int
+// PutOutcome is what putting one moved item did.
+type PutOutcome int
 
 const (
-	// Written: the item was absent and is now stored.
-	Written Outcome = iota
+	// Added: the item was absent and is now stored.
+	Added PutOutcome = iota
 	// AlreadyThere: an identical item was stored (an earlier run, or a
 	// resumed one, put it); nothing was written.
 	AlreadyThere
@@ -70,18 +70,18 @@ type BoardTarget interface {
 	// stored workspace that never held a ticket (counter at 1: a fresh
 	// store's seeded workspace) takes the moved one's settings and
 	// counter: Written.
-	PutWorkspace(ctx context.Context, w MovedWorkspace) (Outcome, error)
+	PutWorkspace(ctx context.Context, w MovedWorkspace) (PutOutcome, error)
 	// PutTicket stores a ticket, counts it under its status, indexes its
 	// tags and text, and raises its workspace's counter above its number.
-	PutTicket(ctx context.Context, t Ticket) (Outcome, error)
+	PutTicket(ctx context.Context, t Ticket) (PutOutcome, error)
 	// PutNote stores a note of a stored ticket.
-	PutNote(ctx context.Context, n Note) (Outcome, error)
+	PutNote(ctx context.Context, n Note) (PutOutcome, error)
 	// PutEvent appends an event to its workspace's history.
-	PutEvent(ctx context.Context, e Event) (Outcome, error)
+	PutEvent(ctx context.Context, e Event) (PutOutcome, error)
 	// PutRequest stores a completed request record, unless one unexpired
 	// at now is under its key (an expired one is replaced); it answers
 	// retries on the target as it did on the source.
-	PutRequest(ctx context.Context, r ledger.Record, now time.Time) (Outcome, error)
+	PutRequest(ctx context.Context, r ledger.Record, now time.Time) (PutOutcome, error)
 }
 
 // BoardMover is a store that can be the source and the target of a move.
@@ -107,7 +107,7 @@ type BatchTarget interface {
 	// nothing after it is written. On an error a *BatchError names the
 	// item that failed: the outcomes of the items before it are returned
 	// (they are written), and nothing from it on is written.
-	PutBatch(ctx context.Context, items []MovedItem, now time.Time, stopAtCollision bool) ([]Outcome, error)
+	PutBatch(ctx context.Context, items []MovedItem, now time.Time, stopAtCollision bool) ([]PutOutcome, error)
 }
 
 // BatchError is a batch put's failure at one item.

@@ -33,10 +33,10 @@ type OAuthMoveSource interface {
 type OAuthMoveTarget interface {
 	// PutOAuthGrant stores a grant as it is (revocation, last use and
 	// expiry included); ErrNotFound when its person is not in the store.
-	PutOAuthGrant(ctx context.Context, g OAuthGrant) (Outcome, error)
+	PutOAuthGrant(ctx context.Context, g OAuthGrant) (PutOutcome, error)
 	// PutOAuthToken stores a token as it is (its use included);
 	// ErrNotFound when its grant is not in the store.
-	PutOAuthToken(ctx context.Context, t OAuthToken) (Outcome, error)
+	PutOAuthToken(ctx context.Context, t OAuthToken) (PutOutcome, error)
 }
 
 // SameOAuthGrant says whether two grants are the same approval: who, for

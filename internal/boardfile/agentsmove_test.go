@@ -46,11 +46,11 @@ func TestAgentsMetadataDocument(t *testing.T) {
 	}
 	g := board.OAuthGrant{ID: "0123456789abcdef", ClientID: doc.ID, ClientName: doc.Name, Handle: "cy", Agent: "app",
 		Resource: issuer, CreatedAt: now, ExpiresAt: now.Add(30 * 24 * time.Hour)}
-	if out, err := src.store.PutOAuthGrant(ctx, g); err != nil || out != board.Written {
+	if out, err := src.store.PutOAuthGrant(ctx, g); err != nil || out != board.Added {
 		t.Fatalf("PutOAuthGrant: %v, %v", out, err)
 	}
 	tok := board.OAuthToken{Hash: strings.Repeat("cd", 32), GrantID: g.ID, Kind: board.OAuthRefresh, CreatedAt: now, ExpiresAt: g.ExpiresAt}
-	if out, err := src.store.PutOAuthToken(ctx, tok); err != nil || out != board.Written {
+	if out, err := src.store.PutOAuthToken(ctx, tok); err != nil || out != board.Added {
 		t.Fatalf("PutOAuthToken: %v, %v", out, err)
 	}
 

@@ -48,7 +48,7 @@ func (im *importer) write(kind, id string, item board.MovedItem) error {
 	return nil
 }
 
-func (im *importer) putOne(item board.MovedItem) (board.Outcome, error) {
+func (im *importer) putOne(item board.MovedItem) (board.PutOutcome, error) {
 	switch {
 	case item.Ticket != nil:
 		return im.dst.PutTicket(im.ctx, *item.Ticket)

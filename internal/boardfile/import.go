@@ -342,9 +342,9 @@ func (im *importer) fresh() (bool, error) {
 
 // count records a put's outcome for the item of line; a clash stops the
 // import unless the merge mode keeps the target's copy.
-func (im *importer) count(kind, id string, out board.Outcome, line int) error {
+func (im *importer) count(kind, id string, out board.PutOutcome, line int) error {
 	switch out {
-	case board.Written:
+	case board.Added:
 		im.res.Written[kind]++
 	case board.AlreadyThere:
 		im.res.AlreadyThere[kind]++

@@ -55,7 +55,7 @@ func (im *importer) putClient(c board.OAuthClient) error {
 		if err := im.dst.PutOAuthClient(im.ctx, c); err != nil {
 			return fmt.Errorf("client %s: %w", c.ID, err)
 		}
-		return im.count(KindOAuthClient, c.ID, board.Written, im.lines.n)
+		return im.count(KindOAuthClient, c.ID, board.Added, im.lines.n)
 	case err != nil:
 		return fmt.Errorf("client %s: %w", c.ID, err)
 	}

@@ -61,7 +61,7 @@ func (im *importer) putPerson(l *line) error {
 			return fmt.Errorf("person %s: %w", p.Handle, err)
 		}
 		im.ownPeople[p.Handle] = true
-		return im.count(KindPerson, p.Handle, board.Written, im.lines.n)
+		return im.count(KindPerson, p.Handle, board.Added, im.lines.n)
 	case err != nil:
 		return fmt.Errorf("person %s: %w", p.Handle, err)
 	}
@@ -91,7 +91,7 @@ func (im *importer) putToken(l *line) error {
 			}
 			return fmt.Errorf("token %s: %w", t.ID, err)
 		}
-		return im.count(KindToken, t.ID, board.Written, im.lines.n)
+		return im.count(KindToken, t.ID, board.Added, im.lines.n)
 	case err != nil:
 		return fmt.Errorf("token %s: %w", t.ID, err)
 	}
@@ -153,7 +153,7 @@ func clipped(s string) string {
 	return s
 }
 
-func outcomeOf(same bool) board.Outcome {
+func outcomeOf(same bool) board.PutOutcome {
 	if same {
 		return board.AlreadyThere
 	}

@@ -18,8 +18,8 @@ import (
 // parent missing), that transaction writes nothing and its items are put
 // one by one, which tells each outcome. A first import then costs about
 // one request per 30 items instead of one or two per item.
-func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.Time, stopAtCollision bool) ([]board.Outcome, error) {
-	var outs []board.Outcome
+func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.Time, stopAtCollision bool) ([]board.PutOutcome, error) {
+	var outs []board.PutOutcome
 	for start := 0; start < len(items); {
 		n, tx, err := s.batchTx(ctx, items[start:], now)
 		if err != nil {
@@ -32,7 +32,7 @@ func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.
 		if c == nil {
 			var words []wordChange
 			for _, it := range items[start : start+n] {
-				outs = append(outs, board.Written)
+				outs = append(outs, board.Added)
 				if it.Ticket != nil {
 					s.cache.countsUnknown(it.Ticket.Workspace)
 					words = append(words, diffWords(nil, *it.Ticket, 0)) // as indexMoved
@@ -59,7 +59,7 @@ func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.
 	return outs, nil
 }
 
-func (s *Store) putMoved(ctx context.Context, it board.MovedItem, now time.Time) (board.Outcome, error) {
+func (s *Store) putMoved(ctx context.Context, it board.MovedItem, now time.Time) (board.PutOutcome, error) {
 	switch {
 	case it.Ticket != nil:
 		return s.PutTicket(ctx, *it.Ticket)

@@ -53,7 +53,7 @@ var absent = map[string]string{"#pk": attrPK}
 // PutWorkspace puts a workspace with its counter and no counts, if absent
 // or never used (counter at 1, no counts: a fresh table's seeded
 // workspace).
-func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board.Outcome, error) {
+func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board.PutOutcome, error) {
 	// Both stores keep the same range of numbers, so a board moves back.
 	if err := board.ValidateNextNumber(w.Next); err != nil {
 		return 0, err
@@ -78,7 +78,7 @@ func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board
 	if c == nil {
 		s.cache.forget(w.Slug)
 		s.cache.setNext(w.Slug, w.Next)
-		return board.Written, nil
+		return board.Added, nil
 	}
 	old, err := s.oldItem(ctx, c, 0, workspaceKey(w.Slug))
 	if err != nil {
@@ -151,7 +151,7 @@ const (
 // status in the workspace item, in one transaction, if absent. The
 // workspace's counter is raised above the ticket's number first (a gap a
 // failed put leaves is harmless; a number given twice would not be).
-func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, error) {
+func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome, error) {
 	if err := board.ValidateTicketNumber(t.Number); err != nil {
 		return 0, err
 	}
@@ -185,7 +185,7 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, e
 		return 0, err
 	case c == nil:
 		s.cache.countsUnknown(t.Workspace)
-		return board.Written, s.indexMoved(ctx, t)
+		return board.Added, s.indexMoved(ctx, t)
 	case c.failedAt(putCountAt):
 		return 0, board.ErrNotFound
 	}
@@ -216,7 +216,7 @@ func (s *Store) indexMoved(ctx context.Context, t board.Ticket) error {
 
 // putWithParent puts item if absent, in one transaction with a check that
 // parent exists (ErrNotFound otherwise); same compares the stored item.
-func (s *Store) putWithParent(ctx context.Context, item, parent map[string]types.AttributeValue, same func(old map[string]types.AttributeValue) (bool, error)) (board.Outcome, error) {
+func (s *Store) putWithParent(ctx context.Context, item, parent map[string]types.AttributeValue, same func(old map[string]types.AttributeValue) (bool, error)) (board.PutOutcome, error) {
 	c, err := s.commit(ctx, []types.TransactWriteItem{
 		s.put(item, "attribute_not_exists(#pk)", absent, nil, true),
 		{ConditionCheck: &types.ConditionCheck{
@@ -230,7 +230,7 @@ func (s *Store) putWithParent(ctx context.Context, item, parent map[string]types
 	case err != nil:
 		return 0, err
 	case c == nil:
-		return board.Written, nil
+		return board.Added, nil
 	case !c.failedAt(0):
 		return 0, board.ErrNotFound
 	}
@@ -243,7 +243,7 @@ func (s *Store) putWithParent(ctx context.Context, item, parent map[string]types
 }
 
 // PutNote puts a note of a stored ticket, if absent.
-func (s *Store) PutNote(ctx context.Context, n board.Note) (board.Outcome, error) {
+func (s *Store) PutNote(ctx context.Context, n board.Note) (board.PutOutcome, error) {
 	item, err := noteItem(n)
 	if err != nil {
 		return 0, err
@@ -256,7 +256,7 @@ func (s *Store) PutNote(ctx context.Context, n board.Note) (board.Outcome, error
 
 // PutEvent puts an event where the store keeps it (the ticket's partition
 // or the workspace's), with the events index keys, if absent.
-func (s *Store) PutEvent(ctx context.Context, e board.Event) (board.Outcome, error) {
+func (s *Store) PutEvent(ctx context.Context, e board.Event) (board.PutOutcome, error) {
 	item, err := eventItem(e)
 	if err != nil {
 		return 0, err
@@ -269,7 +269,7 @@ func (s *Store) PutEvent(ctx context.Context, e board.Event) (board.Outcome, err
 
 // PutRequest puts a completed record (with its result part when it has
 // one) unless a record unexpired at now holds its key.
-func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) (board.Outcome, error) {
+func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) (board.PutOutcome, error) {
 	rec, part, err := recordItems(r, "")
 	if err != nil {
 		return 0, err
@@ -285,7 +285,7 @@ func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) 
 			return 0, err
 		}
 		if c == nil {
-			return board.Written, nil
+			return board.Added, nil
 		}
 		old, err := s.oldItem(ctx, c, 0, requestKey(r.Key))
 		if err != nil {
@@ -303,7 +303,7 @@ func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) 
 	return 0, fmt.Errorf("dynamo: request record %s kept changing while it was imported", r.Key.RequestID)
 }
 
-func sameOutcome(same bool) board.Outcome {
+func sameOutcome(same bool) board.PutOutcome {
 	if same {
 		return board.AlreadyThere
 	}

@@ -69,7 +69,7 @@ func (s *Store) ExportOAuthTokens(ctx context.Context, now time.Time, fn func(bo
 
 // PutOAuthGrant puts the grant, if absent, in one transaction with a check
 // that its person exists.
-func (s *Store) PutOAuthGrant(ctx context.Context, g board.OAuthGrant) (board.Outcome, error) {
+func (s *Store) PutOAuthGrant(ctx context.Context, g board.OAuthGrant) (board.PutOutcome, error) {
 	return s.putWithParent(ctx, oauthGrantItem(g), personKey(g.Handle), func(old map[string]types.AttributeValue) (bool, error) {
 		have, err := decodeOAuthGrant(old)
 		return board.SameOAuthGrant(have, g), err
@@ -78,7 +78,7 @@ func (s *Store) PutOAuthGrant(ctx context.Context, g board.OAuthGrant) (board.Ou
 
 // PutOAuthToken puts the token, if absent, in one transaction with a check
 // that its grant exists.
-func (s *Store) PutOAuthToken(ctx context.Context, t board.OAuthToken) (board.Outcome, error) {
+func (s *Store) PutOAuthToken(ctx context.Context, t board.OAuthToken) (board.PutOutcome, error) {
 	return s.putWithParent(ctx, oauthTokenItem(t), oauthGrantKey(t.GrantID), func(old map[string]types.AttributeValue) (bool, error) {
 		have, err := decodeOAuthToken(t.Hash, old)
 		return board.SameOAuthToken(have, t), err

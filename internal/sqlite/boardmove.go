@@ -148,12 +148,12 @@ func (s *Store) BoardEmpty(ctx context.Context) (bool, error) {
 }
 
 // PutWorkspace inserts a workspace with its counter, if absent.
-func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board.Outcome, error) {
+func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board.PutOutcome, error) {
 	// The search index's keys hold numbers below 2^40 (ftsShift).
 	if err := board.ValidateNextNumber(w.Next); err != nil {
 		return 0, err
 	}
-	var out board.Outcome
+	var out board.PutOutcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var have board.MovedWorkspace
 		var last int64
@@ -162,7 +162,7 @@ func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board
 		switch {
 		case err == nil && last == 0 && (!board.SameWorkspace(have, w) || w.Next > 1):
 			// Never held a ticket: a fresh store's seeded workspace.
-			out = board.Written
+			out = board.Added
 			_, err = tx.ExecContext(ctx, `UPDATE workspaces SET name = ?, ai_policy = ?, last_number = ? WHERE slug = ?`,
 				w.Name, string(w.AIPolicy), w.Next-1, w.Slug)
 			return err
@@ -177,7 +177,7 @@ func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		out = board.Written
+		out = board.Added
 		_, err = tx.ExecContext(ctx, `INSERT INTO workspaces (slug, name, ai_policy, last_number) VALUES (?, ?, ?, ?)`,
 			w.Slug, w.Name, string(w.AIPolicy), w.Next-1)
 		return err
@@ -188,8 +188,8 @@ func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board
 // PutTicket inserts a ticket, if absent; the tickets' triggers count it
 // and index its tags and text as they do for a create, and the
 // workspace's counter is raised to at least its number.
-func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, error) {
-	var out board.Outcome
+func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome, error) {
+	var out board.PutOutcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		out, err = putTicket(ctx, tx, t)
@@ -198,7 +198,7 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.Outcome, e
 	return out, err
 }
 
-func putTicket(ctx context.Context, tx *sql.Tx, t board.Ticket) (out board.Outcome, err error) {
+func putTicket(ctx context.Context, tx *sql.Tx, t board.Ticket) (out board.PutOutcome, err error) {
 	// A number of 2^40 or more would index the ticket in another
 	// workspace's range of the search index (ftsShift).
 	if err := board.ValidateTicketNumber(t.Number); err != nil {
@@ -220,7 +220,7 @@ func putTicket(ctx context.Context, tx *sql.Tx, t board.Ticket) (out board.Outco
 	case !errors.Is(err, sql.ErrNoRows):
 		return out, err
 	}
-	out = board.Written
+	out = board.Added
 	args, err := ticketArgs(t)
 	if err != nil {
 		return out, err
@@ -235,8 +235,8 @@ func putTicket(ctx context.Context, tx *sql.Tx, t board.Ticket) (out board.Outco
 }
 
 // PutNote inserts a note of a stored ticket, if absent.
-func (s *Store) PutNote(ctx context.Context, n board.Note) (board.Outcome, error) {
-	var out board.Outcome
+func (s *Store) PutNote(ctx context.Context, n board.Note) (board.PutOutcome, error) {
+	var out board.PutOutcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		out, err = putNote(ctx, tx, n)
@@ -245,7 +245,7 @@ func (s *Store) PutNote(ctx context.Context, n board.Note) (board.Outcome, error
 	return out, err
 }
 
-func putNote(ctx context.Context, tx *sql.Tx, n board.Note) (out board.Outcome, err error) {
+func putNote(ctx context.Context, tx *sql.Tx, n board.Note) (out board.PutOutcome, err error) {
 	var have board.Note
 	var created string
 	err = tx.QueryRowContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes WHERE id = ?`, n.ID).
@@ -267,15 +267,15 @@ func putNote(ctx context.Context, tx *sql.Tx, n board.Note) (out board.Outcome, 
 	if !exists {
 		return out, board.ErrNotFound
 	}
-	out = board.Written
+	out = board.Added
 	_, err = tx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		n.ID, n.TicketID, n.Body, n.Author, string(n.Source), formatTime(n.CreatedAt))
 	return out, err
 }
 
 // PutEvent appends an event to its workspace's history, if absent.
-func (s *Store) PutEvent(ctx context.Context, e board.Event) (board.Outcome, error) {
-	var out board.Outcome
+func (s *Store) PutEvent(ctx context.Context, e board.Event) (board.PutOutcome, error) {
+	var out board.PutOutcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		out, err = putEvent(ctx, tx, e)
@@ -284,7 +284,7 @@ func (s *Store) PutEvent(ctx context.Context, e board.Event) (board.Outcome, err
 	return out, err
 }
 
-func putEvent(ctx context.Context, tx *sql.Tx, e board.Event) (out board.Outcome, err error) {
+func putEvent(ctx context.Context, tx *sql.Tx, e board.Event) (out board.PutOutcome, err error) {
 	var data string
 	err = tx.QueryRowContext(ctx, `SELECT data FROM events WHERE id = ?`, e.ID).Scan(&data)
 	switch {
@@ -305,14 +305,14 @@ func putEvent(ctx context.Context, tx *sql.Tx, e board.Event) (out board.Outcome
 	if !exists {
 		return out, board.ErrNotFound
 	}
-	out = board.Written
+	out = board.Added
 	return out, insertEvent(ctx, tx, e)
 }
 
 // PutRequest stores a completed record unless one unexpired at now holds
 // its key; an expired one is replaced.
-func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) (board.Outcome, error) {
-	var out board.Outcome
+func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) (board.PutOutcome, error) {
+	var out board.PutOutcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		out, err = putRecord(ctx, tx, r, now)
@@ -321,7 +321,7 @@ func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) 
 	return out, err
 }
 
-func putRecord(ctx context.Context, tx *sql.Tx, r ledger.Record, now time.Time) (out board.Outcome, err error) {
+func putRecord(ctx context.Context, tx *sql.Tx, r ledger.Record, now time.Time) (out board.PutOutcome, err error) {
 	err = claimKey(ctx, tx, r.Key, now)
 	var held *ledger.ExistsError
 	if errors.As(err, &held) {
@@ -331,11 +331,11 @@ func putRecord(ctx context.Context, tx *sql.Tx, r ledger.Record, now time.Time) 
 	if err != nil {
 		return out, err
 	}
-	out = board.Written
+	out = board.Added
 	return out, putRequest(ctx, tx, r)
 }
 
-func outcome(same bool) board.Outcome {
+func outcome(same bool) board.PutOutcome {
 	if same {
 		return board.AlreadyThere
 	}

@@ -57,8 +57,8 @@ func scanOAuthToken(row scanner) (board.OAuthToken, error) {
 }
 
 // PutOAuthGrant inserts the grant if its id is free and its person exists.
-func (s *Store) PutOAuthGrant(ctx context.Context, g board.OAuthGrant) (board.Outcome, error) {
-	var out board.Outcome
+func (s *Store) PutOAuthGrant(ctx context.Context, g board.OAuthGrant) (board.PutOutcome, error) {
+	var out board.PutOutcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		have, err := scanOAuthGrant(tx.QueryRowContext(ctx, `SELECT `+oauthGrantColumns+` FROM oauth_grants WHERE id = ?`, g.ID))
 		if err == nil {
@@ -78,15 +78,15 @@ func (s *Store) PutOAuthGrant(ctx context.Context, g board.OAuthGrant) (board.Ou
 		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_grants (`+oauthGrantColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			g.ID, g.ClientID, g.ClientName, g.Handle, g.Agent, g.Resource, g.Scope, formatTime(g.CreatedAt), formatTime(g.ExpiresAt),
 			nullTime(g.LastUsedAt), nullTime(g.RevokedAt))
-		out = board.Written
+		out = board.Added
 		return err
 	})
 	return out, err
 }
 
 // PutOAuthToken inserts the token if its hash is free and its grant exists.
-func (s *Store) PutOAuthToken(ctx context.Context, t board.OAuthToken) (board.Outcome, error) {
-	var out board.Outcome
+func (s *Store) PutOAuthToken(ctx context.Context, t board.OAuthToken) (board.PutOutcome, error) {
+	var out board.PutOutcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		have, err := scanOAuthToken(tx.QueryRowContext(ctx, `SELECT `+oauthTokenColumns+` FROM oauth_tokens WHERE hash = ?`, t.Hash))
 		if err == nil {
@@ -103,7 +103,7 @@ func (s *Store) PutOAuthToken(ctx context.Context, t board.OAuthToken) (board.Ou
 		if !grant {
 			return board.ErrNotFound
 		}
-		out = board.Written
+		out = board.Added
 		return insertOAuthTokens(ctx, tx, []board.OAuthToken{t})
 	})
 	return out, err

@@ -45,7 +45,7 @@ func mover(f *fixture) board.BoardMover {
 }
 
 // wantPut checks one put's outcome.
-func wantPut(t *testing.T, what string, got board.Outcome, err error, want board.Outcome) {
+func wantPut(t *testing.T, what string, got board.PutOutcome, err error, want board.PutOutcome) {
 	t.Helper()
 	if err != nil || got != want {
 		t.Fatalf("%s: outcome %d, %v; want %d", what, got, err, want)
@@ -56,7 +56,7 @@ func moveWorkspace(t *testing.T, f *fixture) {
 	m := mover(f)
 	ws := board.MovedWorkspace{Slug: "ops", Name: "Operations", AIPolicy: board.PolicyReadOnly, Next: 7}
 	out, err := m.PutWorkspace(f.ctx, ws)
-	wantPut(t, "new workspace", out, err, board.Written)
+	wantPut(t, "new workspace", out, err, board.Added)
 	out, err = m.PutWorkspace(f.ctx, ws)
 	wantPut(t, "the same again", out, err, board.AlreadyThere)
 	other := ws
@@ -66,7 +66,7 @@ func moveWorkspace(t *testing.T, f *fixture) {
 	// A seeded workspace that never held a ticket takes the moved settings.
 	seeded := board.MovedWorkspace{Slug: "inbox", Name: "Moved inbox", AIPolicy: board.PolicyHidden, Next: 3}
 	out, err = m.PutWorkspace(f.ctx, seeded)
-	wantPut(t, "unused seeded workspace", out, err, board.Written)
+	wantPut(t, "unused seeded workspace", out, err, board.Added)
 	w, err := f.s.GetWorkspace(f.ctx, "inbox")
 	if err != nil || w.Name != "Moved inbox" || w.AIPolicy != board.PolicyHidden {
 		t.Fatalf("inbox after the put: %+v, %v", w, err)
@@ -85,9 +85,9 @@ func moveTicket(t *testing.T, f *fixture) {
 		t.Fatalf("ticket without its workspace: %v, want ErrNotFound", err)
 	}
 	out, err := m.PutWorkspace(f.ctx, board.MovedWorkspace{Slug: "ops", Name: "Ops", AIPolicy: board.PolicyReadWrite, Next: 1})
-	wantPut(t, "workspace", out, err, board.Written)
+	wantPut(t, "workspace", out, err, board.Added)
 	out, err = m.PutTicket(f.ctx, tk)
-	wantPut(t, "new ticket", out, err, board.Written)
+	wantPut(t, "new ticket", out, err, board.Added)
 	out, err = m.PutTicket(f.ctx, tk)
 	wantPut(t, "the same again", out, err, board.AlreadyThere)
 	changed := tk
@@ -124,7 +124,7 @@ func moveNoteAndEvent(t *testing.T, f *fixture) {
 		t.Fatalf("note of a missing ticket: %v, want ErrNotFound", err)
 	}
 	out, err := m.PutNote(f.ctx, note)
-	wantPut(t, "new note", out, err, board.Written)
+	wantPut(t, "new note", out, err, board.Added)
 	out, err = m.PutNote(f.ctx, note)
 	wantPut(t, "the same note again", out, err, board.AlreadyThere)
 	other := note
@@ -140,7 +140,7 @@ func moveNoteAndEvent(t *testing.T, f *fixture) {
 		t.Fatalf("event of a missing workspace: %v, want ErrNotFound", err)
 	}
 	out, err = m.PutEvent(f.ctx, ev)
-	wantPut(t, "new event", out, err, board.Written)
+	wantPut(t, "new event", out, err, board.Added)
 	out, err = m.PutEvent(f.ctx, ev)
 	wantPut(t, "the same event again", out, err, board.AlreadyThere)
 	events, err := f.s.ListEvents(f.ctx, "inbox", 10)
@@ -159,7 +159,7 @@ func moveRequest(t *testing.T, f *fixture) {
 	rec := record(alice, "moved-1", board.ToolCreateTicket, "create", now)
 	rec.Status, rec.Result = ledger.StatusDone, []byte(`{"request_id":"moved-1","ticket":{"id":"inbox-1","title":"<b> & \"q\""}}`)
 	out, err := m.PutRequest(f.ctx, rec, now)
-	wantPut(t, "new record", out, err, board.Written)
+	wantPut(t, "new record", out, err, board.Added)
 	got, err := f.s.GetRequest(f.ctx, rec.Key, now)
 	if err != nil || !board.SameRecord(got, rec) {
 		t.Fatalf("stored record %+v, %v; want %+v", got, err, rec)
@@ -175,7 +175,7 @@ func moveRequest(t *testing.T, f *fixture) {
 	fresh := record(alice, "moved-1", board.ToolCreateTicket, "again", later)
 	fresh.Status, fresh.Result = ledger.StatusDone, []byte(`{}`)
 	out, err = m.PutRequest(f.ctx, fresh, later)
-	wantPut(t, "over an expired record", out, err, board.Written)
+	wantPut(t, "over an expired record", out, err, board.Added)
 	if empty, err := m.BoardEmpty(f.ctx); err != nil || empty {
 		t.Errorf("BoardEmpty with a record: %v, %v; want false", empty, err)
 	}
@@ -274,7 +274,7 @@ func moveBatch(t *testing.T, f *fixture) {
 		return &t
 	}
 	outs, err := bt.PutBatch(f.ctx, []board.MovedItem{{Ticket: tk(1, board.StatusDoing)}, {Ticket: tk(2, board.StatusDoing)}, {Ticket: tk(3, board.StatusDone)}}, now, false)
-	if err != nil || len(outs) != 3 || outs[0] != board.Written || outs[2] != board.Written {
+	if err != nil || len(outs) != 3 || outs[0] != board.Added || outs[2] != board.Added {
 		t.Fatalf("a batch of new tickets: %v, %v", outs, err)
 	}
 	w, err := f.s.GetWorkspace(f.ctx, "inbox")
@@ -293,7 +293,7 @@ func moveBatch(t *testing.T, f *fixture) {
 	}
 	outs, err = bt.PutBatch(f.ctx, []board.MovedItem{{Note: note("n1", "inbox-1")}, {Note: note("n2", "inbox-99")}, {Note: note("n3", "inbox-2")}}, now, false)
 	var be *board.BatchError
-	if !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, board.ErrNotFound) || len(outs) != 1 || outs[0] != board.Written {
+	if !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, board.ErrNotFound) || len(outs) != 1 || outs[0] != board.Added {
 		t.Fatalf("a batch with a note of a missing ticket: %v, %v; want note 0 written and a failure at 1", outs, err)
 	}
 	if d, _ := f.detail("inbox-2"); len(d.Notes) != 0 {

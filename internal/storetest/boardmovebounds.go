@@ -29,7 +29,7 @@ func moveNumbersBounded(t *testing.T, f *fixture) {
 		t.Errorf("the refused workspace was written: %v", err)
 	}
 	out, err := m.PutWorkspace(f.ctx, board.MovedWorkspace{Slug: "far", Name: "Far", AIPolicy: board.PolicyReadWrite, Next: top})
-	wantPut(t, "a counter at the last number", out, err, board.Written)
+	wantPut(t, "a counter at the last number", out, err, board.Added)
 
 	over := newTicket("far", top+1, alice, now, withTitle("Overflowing zebra"))
 	_, err = m.PutTicket(f.ctx, over)
@@ -40,7 +40,7 @@ func moveNumbersBounded(t *testing.T, f *fixture) {
 	}
 	last := newTicket("far", top, alice, now, withTitle("Farthest zebra"))
 	out, err = m.PutTicket(f.ctx, last)
-	wantPut(t, "a ticket at the last number", out, err, board.Written)
+	wantPut(t, "a ticket at the last number", out, err, board.Added)
 	if page := f.list(board.TicketQuery{Workspace: "far", Query: "zebra"}); len(page.Tickets) != 1 || page.Tickets[0].ID != last.ID {
 		t.Errorf("searching far: %d tickets, want %s", len(page.Tickets), last.ID)
 	}

@@ -43,7 +43,7 @@ func moveOAuthGrantAndTokens(t *testing.T, f *fixture) {
 	}
 	f.createPerson(person("alice", board.RoleMember, now), nil)
 	out, err := m.PutOAuthGrant(f.ctx, g)
-	wantPut(t, "new grant", out, err, board.Written)
+	wantPut(t, "new grant", out, err, board.Added)
 	assertOAuthGrant(t, "the moved grant", g, f.oauthGrant(g.ID))
 
 	used := now.Add(-30 * time.Minute)
@@ -58,7 +58,7 @@ func moveOAuthGrantAndTokens(t *testing.T, f *fixture) {
 	assertIs(t, "a token whose grant is missing", err, board.ErrNotFound)
 	for _, tok := range tokens {
 		out, err := m.PutOAuthToken(f.ctx, tok)
-		wantPut(t, "new "+string(tok.Kind)+" token", out, err, board.Written)
+		wantPut(t, "new "+string(tok.Kind)+" token", out, err, board.Added)
 		got, _ := f.oauthToken(g.ID, tok.Hash)
 		assertOAuthToken(t, "the moved token", tok, got)
 	}
