@@ -36,7 +36,7 @@ type Service struct {
 	retention time.Duration
 	now       func() time.Time
 	log       *slog.Logger
-	turns     ticketTurns
+	locks     ticketLocks
 
 	runner       TaskRunner
 	inlineRows   int
@@ -82,8 +82,8 @@ func NewService(cfg Config) (*Service, error) {
 }
 
 // maxAttempts bounds the attempts of a write that keeps losing its
-// optimistic race to writers in other processes (writers in this one take
-// turns). With the jittered backoff between attempts (backoff.go) they span
+// optimistic race to writers in other processes (writers in this one
+// hold a per-ticket lock). With the jittered backoff between attempts (backoff.go) they span
 // seconds, far more than contention on one ticket needs.
 const maxAttempts = 40
 

@@ -104,8 +104,8 @@ func answer[T any, PT replayable[T]](s *Service, w written) (T, error) {
 
 // mutate runs the read-compute-commit loop shared by update, move and note:
 // replay first (a retry gets its answer even if the ticket moved on since),
-// then policy, then an optimistic commit. Writes to one ticket take turns in
-// this process (ticketTurns), so they do not race each other; a commit that
+// then policy, then an optimistic commit. Writes to one ticket hold a lock
+// in this process (ticketLocks), so they do not race each other; a commit that
 // lost to a writer elsewhere backs off with jitter and computes again.
 func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, args any,
 	compute func(p Principal, before Ticket, rec ledger.Record) (change, error)) (written, error) {
@@ -116,7 +116,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 	}
 	slug, _, _ := ParseTicketID(ticketID) // validated by the input
 	lc := ledgerCall{p: p, tool: tool, canonical: canonical, fingerprint: rec.Fingerprint, workspace: slug, ticketID: ticketID}
-	release, err := s.turns.take(ctx, ticketID)
+	release, err := s.locks.take(ctx, ticketID)
 	if err != nil {
 		return written{}, s.storeFailure(err)
 	}
