@@ -96,7 +96,7 @@ func (l *TicketList) Fit(size Sizer, bound int) bool {
 	if size(l) <= bound {
 		return true
 	}
-	if len(l.Tickets) == 0 {
+	if len(l.Tickets) == 0 || l.seal == nil { // ListTickets reads the key for any page that could need cutting
 		return false
 	}
 	shell := *l
@@ -130,6 +130,9 @@ func (l *TicketList) Fit(size Sizer, bound int) bool {
 func (d *TicketDetail) Fit(size Sizer, bound int) bool {
 	if size(d) <= bound {
 		return true
+	}
+	if d.seal == nil {
+		return false // GetTicket reads the key for any detail that could need cutting
 	}
 	shell := TicketDetail{Ticket: d.Ticket, Notes: []Note{}, History: []Event{}, seal: d.seal,
 		NotesCursor:   encodeActivityCursor(d.seal, d.Ticket.ID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"}),

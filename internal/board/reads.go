@@ -136,11 +136,12 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 	}
 	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Query: in.Query, Limit: in.Limit,
 		Readable: readablePolicies(PrincipalFrom(ctx)), MaxBytes: answerJSONBound - shellOverhead, MaxScan: DefaultScan}
-	seal, err := s.cursors(ctx)
-	if err != nil {
-		return TicketList{}, err
-	}
+	var seal *cursorSeal // read (once per process) only for a page that takes or hands out a cursor
 	if in.Cursor != "" {
+		var err error
+		if seal, err = s.cursors(ctx); err != nil {
+			return TicketList{}, err
+		}
 		before, tier, err := decodeCursor(seal, in.Cursor, q)
 		if err != nil {
 			return TicketList{}, err
@@ -156,7 +157,14 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 		return TicketList{}, s.storeFailure(err)
 	}
 	out := TicketList{Tickets: s.shownTickets(page.Tickets), Partial: page.Partial, Total: listTotal(q, page.Counts), query: q, seal: seal}
-	if next := page.ContinueBelow(); next > 0 {
+	next := page.ContinueBelow()
+	if seal == nil && (next > 0 || EstimatedSize(&out) > answerJSONBound/4) {
+		if seal, err = s.cursors(ctx); err != nil {
+			return TicketList{}, err
+		}
+		out.seal = seal
+	}
+	if next > 0 {
 		c := encodeCursor(seal, next, page.NextTier, q)
 		out.NextCursor = &c
 	}
@@ -196,11 +204,15 @@ func (s *Service) GetTicket(ctx context.Context, in TicketIDInput) (TicketDetail
 	if err := s.activityFailure(err, in.ID); err != nil {
 		return TicketDetail{}, err
 	}
-	seal, err := s.cursors(ctx)
-	if err != nil {
-		return TicketDetail{}, err
+	d := TicketDetail{Ticket: s.shownTicket(a.Ticket), Notes: nonNil(a.Notes), History: nonNilEvents(a.History)}
+	// Most details hand out no cursor: the key is read (once per process)
+	// only for one that does, or that is large enough to be cut to size.
+	if (a.MoreNotes && len(a.Notes) > 0) || (a.MoreHistory && len(a.History) > 0) || EstimatedSize(&d) > answerJSONBound/4 {
+		if d.seal, err = s.cursors(ctx); err != nil {
+			return TicketDetail{}, err
+		}
 	}
-	d := TicketDetail{Ticket: s.shownTicket(a.Ticket), Notes: nonNil(a.Notes), History: nonNilEvents(a.History), seal: seal}
+	seal := d.seal
 	if a.MoreNotes && len(a.Notes) > 0 {
 		d.NotesCursor = encodeActivityCursor(seal, in.ID, activityNotes, notePosition(a.Notes[0]))
 	}
