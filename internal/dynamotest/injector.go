@@ -182,18 +182,22 @@ func send(next http.RoundTripper, r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// itemWrite is what the rule reads of one item's write, alone or in a
+// transaction: its table and key (or whole item), and an update's
+// expression, for the index keys it sets.
+type itemWrite struct {
+	TableName                 string
+	Key                       map[string]json.RawMessage
+	Item                      map[string]json.RawMessage
+	UpdateExpression          string
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]json.RawMessage
+}
+
 // transact applies the rule to one TransactWriteItems.
 func (in *Injector) transact(next http.RoundTripper, r *http.Request, body []byte) (*http.Response, error) {
 	var req struct {
-		TransactItems []map[string]struct {
-			TableName string
-			Key       map[string]json.RawMessage
-			Item      map[string]json.RawMessage
-			// An Update's expression, for the index keys it sets.
-			UpdateExpression          string
-			ExpressionAttributeNames  map[string]string
-			ExpressionAttributeValues map[string]json.RawMessage
-		}
+		TransactItems []map[string]itemWrite
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return in.forward(next, r, true) // the endpoint says what is wrong with it
@@ -273,14 +277,7 @@ func (in *Injector) transact(next http.RoundTripper, r *http.Request, body []byt
 
 // single applies the rule to one PutItem, UpdateItem or DeleteItem.
 func (in *Injector) single(next http.RoundTripper, r *http.Request, op string, body []byte) (*http.Response, error) {
-	var req struct {
-		TableName                 string
-		Key                       map[string]json.RawMessage
-		Item                      map[string]json.RawMessage
-		UpdateExpression          string
-		ExpressionAttributeNames  map[string]string
-		ExpressionAttributeValues map[string]json.RawMessage
-	}
+	var req itemWrite
 	if err := json.Unmarshal(body, &req); err != nil {
 		return in.forward(next, r, true)
 	}

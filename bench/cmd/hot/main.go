@@ -22,10 +22,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"hash/crc32"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -44,6 +42,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamotest"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 func main() {
@@ -90,7 +89,7 @@ func run() error {
 			var url string
 			switch name {
 			case "minidyn":
-				srv := httptest.NewServer(withCRC32(miniserver.NewServer()))
+				srv := httptest.NewServer(testbackends.WithCRC32(miniserver.NewServer()))
 				defer srv.Close()
 				url = srv.URL
 			case "moto":
@@ -263,20 +262,4 @@ func hotName(h dynamotest.Hot) string {
 		return "table " + h.Key
 	}
 	return h.Index + " " + h.Key
-}
-
-// withCRC32 adds the checksum header DynamoDB sends and minidyn does not;
-// without it the SDK warns about every answer.
-func withCRC32(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		body := rec.Body.Bytes()
-		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(body)
-	})
 }
