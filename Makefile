@@ -4,6 +4,9 @@ GO       ?= go
 ADDR     ?= 127.0.0.1:8080
 DATA     ?= ./data
 AUTHOR   ?= $(or $(LEDGER_AUTHOR),ai:local)
+# Tools that go install puts in the Go bin folder (the Lambda emulator) are
+# found by every target, as .ci/run finds them.
+export PATH := $(shell $(GO) env GOPATH)/bin:$(PATH)
 
 .PHONY: run build test prereqs check-format vet go-test fuzz
 
@@ -34,17 +37,15 @@ vet:
 
 # One moto server (scripts/with-moto.sh) serves the DynamoDB runs: the store
 # contract and fault tests in internal/dynamo, and the MCP tests again with
-# LEDGER_TEST_STORE=dynamodb. LEDGER_TEST_REQUIRE_MOTO=1 makes a moto
-# variant that finds no endpoint fail instead of skipping. The browser test
-# (internal/web) needs Debian's chromium-headless-shell: here it fails when
-# the browser is missing (.ci/run installs it), or axe-core (test-tools). The state machine test
-# (internal/sfn) starts its own moto with the Step Functions interpreter
-# (scripts/moto-stepfunctions.py); here it must run. The team server's test
-# through a real reverse proxy (functions/mcp) needs Debian's caddy: here it
-# fails when caddy is missing (.ci/run installs it).
+# LEDGER_TEST_STORE=dynamodb. LEDGER_TEST_REQUIRE=1 (internal/testrequire)
+# makes every test that misses what it needs fail instead of skipping: a
+# moto endpoint, Debian's chromium-headless-shell and axe-core for the
+# browser tests, moto's Step Functions interpreter (internal/sfn), caddy for
+# the team server behind a real proxy, the Lambda runtime emulator; the
+# prereqs target has installed them.
 go-test:
 	bash test-tools/install.sh # axe-core, which the board's accessibility check (TestBrowserAxe) injects
-	LEDGER_TEST_REQUIRE_MOTO=1 LEDGER_REQUIRE_BROWSER=1 LEDGER_REQUIRE_SFN_TESTS=1 LEDGER_REQUIRE_CADDY=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 -timeout 30m ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m ./internal/mcpserver'
+	LEDGER_TEST_REQUIRE=1 scripts/with-moto.sh sh -c '$(GO) test -race -count=1 -timeout 30m ./... && LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m ./internal/mcpserver'
 
 # Every DynamoDB test variant against any DynamoDB-compatible endpoint, such
 # as DynamoDB Local: make test-dynamodb ENDPOINT=http://localhost:8000
@@ -56,7 +57,7 @@ RUN ?=
 .PHONY: test-dynamodb
 test-dynamodb:
 	@test -n "$(ENDPOINT)" || { echo "make test-dynamodb needs ENDPOINT=http://host:port, a DynamoDB-compatible endpoint" >&2; exit 2; }
-	LEDGER_TEST_DYNAMODB_ENDPOINT=$(ENDPOINT) LEDGER_TEST_REQUIRE_MOTO=1 $(GO) test -race -count=1 -timeout 30m -run '$(RUN)' ./internal/dynamo ./internal/rest ./internal/web ./internal/oauth ./functions/mcp
+	LEDGER_TEST_DYNAMODB_ENDPOINT=$(ENDPOINT) $(GO) test -race -count=1 -timeout 30m -run '$(RUN)' ./internal/dynamo ./internal/rest ./internal/web ./internal/oauth ./functions/mcp
 	LEDGER_TEST_DYNAMODB_ENDPOINT=$(ENDPOINT) LEDGER_TEST_STORE=dynamodb $(GO) test -race -count=1 -timeout 30m -run '$(RUN)' ./internal/mcpserver
 
 # Each fuzz target explores new inputs for a bounded time (go test takes one
@@ -194,7 +195,7 @@ lambda-test: $(RIE)
 	cfn-lint template.yaml
 	bash test-tools/install.sh
 	test-tools/node_modules/.bin/asl-validator --json-path infra/statemachine.asl.json
-	PATH="$(dir $(RIE)):$$PATH" LEDGER_REQUIRE_LAMBDA_TESTS=1 scripts/with-moto.sh $(GO) test -race -count=1 -run 'Template|Lambda|Worker|Indexer' ./functions/mcp ./functions/worker ./functions/indexer
+	PATH="$(dir $(RIE)):$$PATH" LEDGER_TEST_REQUIRE=1 scripts/with-moto.sh $(GO) test -race -count=1 -run 'Template|Lambda|Worker|Indexer' ./functions/mcp ./functions/worker ./functions/indexer
 	$(GO) test -race -count=1 -tags lambda -run 'TestConnect|TestLambdaClient' ./internal/dynamo
 
 # Everything `sam local start-api` needs but Docker: a DynamoDB endpoint

@@ -27,6 +27,7 @@ import (
 	ledgerauth "github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
 
 // A team server behind a real TLS-terminating reverse proxy on loopback:
@@ -34,10 +35,6 @@ import (
 // and Go's httputil.ReverseProxy (which rewrites the Host and says the
 // public one in X-Forwarded-Host). Through each, OAuth discovery names the
 // public URL and a person signs in with a browser.
-
-// envRequireCaddy makes a missing caddy fail the Caddy test instead of
-// skipping it (make test sets it, after scripts/prereqs.sh installed caddy).
-const envRequireCaddy = "LEDGER_REQUIRE_CADDY"
 
 // Caddy also runs active health checks on the server, as a load balancer
 // would: it asks /healthz by the upstream's own address, not the public
@@ -305,33 +302,21 @@ func signInThroughProxy(t *testing.T, public string) {
 }
 
 // caddyPath finds caddy; missing, the test is skipped with the reason, or
-// fails under LEDGER_REQUIRE_CADDY.
+// fails under testrequire's switch.
 func caddyPath(t *testing.T) string {
 	t.Helper()
 	if p, err := exec.LookPath("caddy"); err == nil {
 		return p
 	}
-	if os.Getenv(envRequireCaddy) != "" {
-		t.Fatal("caddy is not installed (scripts/prereqs.sh installs it; make test runs that first)")
-	}
-	t.Skip("caddy is not installed; `make test` installs and requires it")
+	testrequire.Missing(t, "scripts/prereqs.sh installs it; make test runs that first", "caddy is not installed")
 	return ""
 }
 
 // teamBrowserPath finds Debian's chromium-headless-shell, as the board's
-// browser test does (LEDGER_REQUIRE_BROWSER makes a missing one fail).
+// browser test does.
 func teamBrowserPath(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell", "chromium"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("LEDGER_REQUIRE_BROWSER") != "" {
-		t.Fatal("chromium-headless-shell is not installed (scripts/prereqs.sh installs it; make test runs that first)")
-	}
-	t.Skip("chromium-headless-shell is not installed; `make test` installs and requires it")
-	return ""
+	return testrequire.Browser(t)
 }
 
 // Write makes lockedBuffer a process's stdout and stderr.

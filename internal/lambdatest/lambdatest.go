@@ -5,7 +5,7 @@
 //
 // Tools are found on PATH (aws-lambda-rie also in GOBIN or GOPATH/bin, where
 // `go install` puts it). A test that lacks one skips, unless
-// LEDGER_REQUIRE_LAMBDA_TESTS=1 (set by `make test`) makes that a failure.
+// testrequire's switch (set by `make test`) makes that a failure.
 package lambdatest
 
 import (
@@ -33,10 +33,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
-
-// RequireEnv, when "1", turns a missing tool into a test failure.
-const RequireEnv = "LEDGER_REQUIRE_LAMBDA_TESTS"
 
 // EndpointEnv names a running moto server (or any DynamoDB-compatible
 // endpoint) to use instead of starting one; MotoEnv is its earlier name,
@@ -63,7 +61,7 @@ type TB interface {
 }
 
 // Need skips t when err says a tool is missing (ErrNotInstalled), or fails
-// it when LEDGER_REQUIRE_LAMBDA_TESTS=1; any other error fails it.
+// it under testrequire's switch; any other error fails it.
 func Need(t TB, err error) {
 	t.Helper()
 	if err == nil {
@@ -72,10 +70,7 @@ func Need(t TB, err error) {
 	if !errors.Is(err, ErrNotInstalled) {
 		t.Fatalf("%v", err)
 	}
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%v (%s=1: this test must run; `make test` installs what it needs)", err, RequireEnv)
-	}
-	t.Skipf("%v; skipped (`make test` installs and runs it)", err)
+	testrequire.Missing(t, "scripts/prereqs.sh installs it; make test runs that first", "%v", err)
 }
 
 // ErrNotInstalled marks a missing tool, which Need turns into a skip.

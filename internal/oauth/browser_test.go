@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,25 +14,16 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
 
 // outputDir holds the screenshots the browser test takes (gitignored).
 const outputDir = "../../test-output"
 
-// browserPath finds Debian's chromium-headless-shell. Under `make test`
-// (LEDGER_REQUIRE_BROWSER=1) a missing browser fails the test; plain
-// `go test` skips it with the reason.
+// browserPath finds Debian's chromium-headless-shell: missing, the test
+// fails under `make test` and is skipped by plain `go test`.
 func browserPath(t *testing.T) string {
-	for _, name := range []string{"chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell", "chromium"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("LEDGER_REQUIRE_BROWSER") != "" {
-		t.Fatal("chromium-headless-shell is not installed (scripts/prereqs.sh installs it; make test runs that first)")
-	}
-	t.Skip("chromium-headless-shell is not installed; `make test` installs and requires it")
-	return ""
+	return testrequire.Browser(t)
 }
 
 // In a real browser: an app sends the person to the approval link; they

@@ -29,6 +29,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 	"github.com/ticket-ledger/ticket-ledger/internal/sfn"
+	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
 
 // The state machine of infra/statemachine.asl.json runs on moto's Step
@@ -127,10 +128,7 @@ func freePort(t *testing.T) int {
 func startMoto(t *testing.T, invokePort int) string {
 	t.Helper()
 	if _, err := exec.LookPath("moto_server"); err != nil {
-		if os.Getenv("LEDGER_REQUIRE_SFN_TESTS") != "" {
-			t.Fatal("moto_server is not installed (pip install 'moto[server]'); make test needs it")
-		}
-		t.Skip("moto_server is not installed; the state machine test needs it (make test runs it)")
+		testrequire.Missing(t, "pip install 'moto[server]'", "moto_server is not installed; the state machine test needs it")
 	}
 	_, file, _, _ := runtime.Caller(0)
 	launcher := filepath.Join(filepath.Dir(file), "..", "..", "scripts", "moto-stepfunctions.py")

@@ -29,6 +29,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
 
 const (
@@ -42,10 +43,6 @@ const (
 	EndpointEnv = lambdatest.EndpointEnv
 	// MotoEndpointEnv is EndpointEnv's earlier name, still read.
 	MotoEndpointEnv = lambdatest.MotoEnv
-	// RequireMotoEnv, set by `make test`, turns a missing moto endpoint
-	// from a skip into a failure: there the moto variants are meant to run,
-	// and a suite that left them out would pass without testing moto.
-	RequireMotoEnv = "LEDGER_TEST_REQUIRE_MOTO"
 )
 
 // The backends, by name.
@@ -78,16 +75,13 @@ func DynamoDBEndpoint() string {
 
 // MotoEndpoint is the endpoint of the moto variants (DynamoDBEndpoint).
 // Without one the test is skipped with the reason, or fails under
-// RequireMotoEnv.
+// testrequire's switch.
 func MotoEndpoint(t testing.TB) string {
 	t.Helper()
 	if u := DynamoDBEndpoint(); u != "" {
 		return u
 	}
-	if os.Getenv(RequireMotoEnv) != "" {
-		t.Fatalf("moto: %s is set but %s is not: run under scripts/with-moto.sh", RequireMotoEnv, EndpointEnv)
-	}
-	t.Skipf("moto: %s is not set: run under scripts/with-moto.sh (make test does, and requires it)", EndpointEnv)
+	testrequire.Missing(t, "run under scripts/with-moto.sh (make test does)", "moto: %s is not set", EndpointEnv)
 	return ""
 }
 

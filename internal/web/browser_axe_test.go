@@ -11,22 +11,20 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
 
 // axePath is axe-core as test-tools installs it (npm ci, test-tools/package.json).
 const axePath = "../../test-tools/node_modules/axe-core/axe.min.js"
 
-// axeSource is axe-core's script. Under `make test` (LEDGER_REQUIRE_BROWSER)
-// a missing axe-core fails the test; plain `go test` skips with the reason.
+// axeSource is axe-core's script: missing, the test fails under `make
+// test` and is skipped by plain `go test`.
 func axeSource(t *testing.T) string {
 	b, err := os.ReadFile(axePath)
 	if err == nil {
 		return string(b)
 	}
-	if os.Getenv("LEDGER_REQUIRE_BROWSER") != "" {
-		t.Fatalf("axe-core is not installed (%v): run test-tools/install.sh", err)
-	}
-	t.Skipf("axe-core is not installed (%v); test-tools/install.sh installs it, `make test` requires it", err)
+	testrequire.Missing(t, "test-tools/install.sh installs it; make test runs that first", "axe-core is not installed (%v)", err)
 	return ""
 }
 

@@ -3,8 +3,6 @@ package web_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,25 +15,16 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
 
 // outputDir holds the screenshots the browser test takes (gitignored).
 const outputDir = "../../test-output"
 
-// browserPath finds Debian's chromium-headless-shell. Under `make test`
-// (LEDGER_REQUIRE_BROWSER=1) a missing browser fails the test; plain
-// `go test` skips it with the reason.
+// browserPath finds Debian's chromium-headless-shell: missing, the test
+// fails under `make test` and is skipped by plain `go test`.
 func browserPath(t *testing.T) string {
-	for _, name := range []string{"chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell", "chromium"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("LEDGER_REQUIRE_BROWSER") != "" {
-		t.Fatal("chromium-headless-shell is not installed (scripts/prereqs.sh installs it; make test runs that first)")
-	}
-	t.Skip("chromium-headless-shell is not installed; `make test` installs and requires it")
-	return ""
+	return testrequire.Browser(t)
 }
 
 // TestBrowser drives the board in a real browser: sign in, create, move,
