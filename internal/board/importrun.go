@@ -118,7 +118,7 @@ func (s *Service) importChunk(ctx context.Context, task Task, rows []json.RawMes
 	chunk := make([]ChunkRow, len(rows))
 	for i, raw := range rows {
 		index := task.Cursor + i
-		var in ImportTicket
+		var in NewTicket
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return task, Errorf(CodeInvalid, "staged row %d of task %s cannot be read: %v", index, task.ID, err)
 		}

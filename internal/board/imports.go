@@ -29,12 +29,14 @@ const DefaultTaskPollInterval = 2 * time.Second
 // a retry that finds the key claimed but no task after this takes it over.
 const claimLease = time.Minute
 
-// ImportTicket is one row of an import: the fields of create_ticket.
-type ImportTicket struct {
+// NewTicket is the fields of a new ticket, as create_ticket takes them:
+// one row of an import. CreateTicketInput has the same fields and
+// descriptions (TestNewTicketMatchesCreate holds them equal).
+type NewTicket struct {
 	Title    string   `json:"title" jsonschema:"one-line title, 1-200 characters"`
 	Body     string   `json:"body,omitempty" jsonschema:"Markdown description, up to 20000 characters"`
 	Priority Priority `json:"priority,omitempty" jsonschema:"low, normal (default), high or urgent"`
-	Owner    string   `json:"owner,omitempty" jsonschema:"human or ai:<name>; omit for nobody"`
+	Owner    string   `json:"owner,omitempty" jsonschema:"who works on it: human, human:<handle> or ai:<name>; omit for nobody"`
 	Due      string   `json:"due,omitempty" jsonschema:"due date YYYY-MM-DD"`
 	Tags     []string `json:"tags,omitempty" jsonschema:"up to 20 tags, each 1-32 of a-z 0-9 . _ -"`
 	Links    []Link   `json:"links,omitempty" jsonschema:"up to 20 links"`
@@ -42,9 +44,9 @@ type ImportTicket struct {
 
 // ImportTicketsInput creates many tickets in one workspace as one task.
 type ImportTicketsInput struct {
-	RequestID string         `json:"request_id" jsonschema:"idempotency key: a new unique id for each new import; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
-	Workspace string         `json:"workspace" jsonschema:"workspace slug, e.g. inbox (call list_workspaces to see them)"`
-	Tickets   []ImportTicket `json:"tickets" jsonschema:"the tickets to create, 1-10000, in this order; each starts in status candidate"`
+	RequestID string      `json:"request_id" jsonschema:"idempotency key: a new unique id for each new import; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
+	Workspace string      `json:"workspace" jsonschema:"workspace slug, e.g. inbox (call list_workspaces to see them)"`
+	Tickets   []NewTicket `json:"tickets" jsonschema:"the tickets to create, 1-10000, in this order; each starts in status candidate"`
 }
 
 // Validate checks every row (nothing is written when one is wrong) and
@@ -69,7 +71,7 @@ func (in *ImportTicketsInput) Validate() error {
 	return nil
 }
 
-func (r ImportTicket) asCreate(workspace string) CreateTicketInput {
+func (r NewTicket) asCreate(workspace string) CreateTicketInput {
 	return CreateTicketInput{Workspace: workspace, Title: r.Title, Body: r.Body, Priority: r.Priority,
 		Owner: r.Owner, Due: r.Due, Tags: r.Tags, Links: r.Links}
 }

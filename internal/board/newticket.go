@@ -9,7 +9,7 @@ import (
 // (create_ticket, or a row of an import): numbered number in workspace,
 // a candidate at version 1, written by p through source under requestID
 // at now. Written once so both ways make the same ticket.
-func (s *Service) newTicket(workspace string, number int64, f ImportTicket, p Principal, source Source, requestID string, now time.Time) (Ticket, Event) {
+func (s *Service) newTicket(workspace string, number int64, f NewTicket, p Principal, source Source, requestID string, now time.Time) (Ticket, Event) {
 	t := Ticket{
 		ID:         fmt.Sprintf("%s-%d", workspace, number),
 		Workspace:  workspace,
@@ -35,6 +35,6 @@ func (s *Service) newTicket(workspace string, number int64, f ImportTicket, p Pr
 }
 
 // ticketFields are the new ticket's fields of a create_ticket call.
-func (in CreateTicketInput) ticketFields() ImportTicket {
-	return ImportTicket{Title: in.Title, Body: in.Body, Priority: in.Priority, Owner: in.Owner, Due: in.Due, Tags: in.Tags, Links: in.Links}
+func (in CreateTicketInput) ticketFields() NewTicket {
+	return NewTicket{Title: in.Title, Body: in.Body, Priority: in.Priority, Owner: in.Owner, Due: in.Due, Tags: in.Tags, Links: in.Links}
 }

@@ -63,5 +63,5 @@ type ChunkRow struct {
 	// Record is the row's own ledger record, keyed <request_id>#<row>;
 	// Build's plan supplies its result.
 	Record ledger.Record
-	Input  ImportTicket
+	Input  NewTicket
 }

@@ -61,7 +61,7 @@ func (f *fixture) createTask(task board.Task, rows []json.RawMessage) {
 func (f *fixture) chunkTx(task board.Task, rows []json.RawMessage, now time.Time) board.ChunkTx {
 	var chunk []board.ChunkRow
 	for i := task.Cursor; i < len(rows); i++ {
-		var in board.ImportTicket
+		var in board.NewTicket
 		if err := json.Unmarshal(rows[i], &in); err != nil {
 			f.t.Fatal(err)
 		}

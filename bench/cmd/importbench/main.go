@@ -41,7 +41,7 @@ var alice = board.WithPrincipal(context.Background(), board.Principal{Author: "a
 func input(id string, n int) board.ImportTicketsInput {
 	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
 	for i := range n {
-		in.Tickets = append(in.Tickets, board.ImportTicket{
+		in.Tickets = append(in.Tickets, board.NewTicket{
 			Title: fmt.Sprintf("Imported ticket %05d", i),
 			Body:  "A ticket from a spreadsheet export, with a line of text as most have.",
 			Tags:  []string{"imported"},
