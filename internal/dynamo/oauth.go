@@ -284,12 +284,17 @@ func (s *Store) GetOAuthClient(ctx context.Context, id string, now time.Time) (b
 
 // CreateOAuthCode is one conditional PutItem.
 func (s *Store) CreateOAuthCode(ctx context.Context, c board.OAuthCode) error {
-	failed, err := s.writeOnce(ctx, []types.TransactWriteItem{
-		s.put(oauthCodeItem(c), "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false)})
+	put := s.put(oauthCodeItem(c), "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false)
+	failed, err := s.writeOnce(ctx, []types.TransactWriteItem{put})
 	if err != nil {
 		return err
 	}
 	if failed == 0 {
+		// A code's hash is of a random secret: the same code stored is
+		// this call's own, its answer lost and the put resent.
+		if mine, err := s.storedAlready(ctx, put.Put); err != nil || mine {
+			return err
+		}
 		return board.ErrExists
 	}
 	return nil

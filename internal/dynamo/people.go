@@ -166,6 +166,11 @@ func (s *Store) CreatePerson(ctx context.Context, p board.Person, inv *board.Inv
 		return err
 	}
 	if failed == 0 {
+		// CreatedAt is the moment of this call: the same person stored is
+		// this call's own first attempt, not someone else's.
+		if mine, err := s.storedAlready(ctx, items[0].Put); err != nil || mine {
+			return err
+		}
 		return board.ErrExists
 	}
 	return nil

@@ -73,8 +73,8 @@ func decodeToken(item map[string]types.AttributeValue) (board.APIToken, error) {
 // CreateToken puts the token on the conditions that its person exists and
 // its id is free, in one transaction.
 func (s *Store) CreateToken(ctx context.Context, t board.APIToken) error {
-	failed, err := s.writeOnce(ctx, []types.TransactWriteItem{s.personExists(t.Handle),
-		s.put(tokenItem(t), "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false)})
+	put := s.put(tokenItem(t), "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false)
+	failed, err := s.writeOnce(ctx, []types.TransactWriteItem{s.personExists(t.Handle), put})
 	if err != nil {
 		return err
 	}
@@ -82,6 +82,10 @@ func (s *Store) CreateToken(ctx context.Context, t board.APIToken) error {
 	case 0:
 		return board.ErrNotFound
 	case 1:
+		// A token's id is random: the same token stored is this call's.
+		if mine, err := s.storedAlready(ctx, put.Put); err != nil || mine {
+			return err
+		}
 		return board.ErrExists
 	}
 	return nil
