@@ -188,7 +188,7 @@ func ValidateMovedEvent(e Event) error {
 	if e.At.IsZero() {
 		return invalid("event %s: at is missing", e.ID)
 	}
-	return nil
+	return validateMovedChanges(e)
 }
 
 // eventKind is what an event of one type carries.

@@ -152,11 +152,36 @@ func (n Note) TextBytes() int { return jsonBytes(n.Body) }
 // every one is counted as it is written, not as the service bounds it, so
 // an answer's estimate holds whatever a store holds.
 func (e Event) TextBytes() int {
-	n := jsonBytes(e.Reason) + jsonBytes(e.RequestID) + jsonBytes(e.From) + jsonBytes(e.To) + jsonBytes(e.NoteID)
+	n := jsonBytes(e.Reason) + jsonBytes(e.RequestID) + jsonBytes(e.From) + jsonBytes(e.To) + jsonBytes(e.NoteID) + jsonBytes(e.Title)
 	for _, f := range e.Fields {
 		n += jsonBytes(f) + 3
 	}
+	for _, c := range e.Changes {
+		n += jsonBytes(c.Field) + valueBytes(c.Before) + valueBytes(c.After) + 40 // the keys and punctuation
+	}
 	return n
+}
+
+// valueBytes is how many bytes a change's value takes as JSON: a string,
+// a list of strings (as written or as read back from JSON), or null.
+func valueBytes(v any) int {
+	switch v := v.(type) {
+	case string:
+		return jsonBytes(v) + 2
+	case []string:
+		n := 2
+		for _, s := range v {
+			n += jsonBytes(s) + 3
+		}
+		return n
+	case []any:
+		n := 2
+		for _, s := range v {
+			n += valueBytes(s) + 1
+		}
+		return n
+	}
+	return 4 // null, or a value no store writes: counted as its smallest
 }
 
 // jsonBytes is the length of s as a JSON string (without its quotes), as

@@ -29,7 +29,7 @@ func (s *Service) newTicket(workspace string, number int64, f NewTicket, p Princ
 		Version:    1,
 	}
 	t = s.shownTicket(t)
-	ev := Event{ID: s.newID(), Workspace: t.Workspace, TicketID: t.ID, Type: EventTicketCreated,
+	ev := Event{ID: s.newID(), Workspace: t.Workspace, TicketID: t.ID, Type: EventTicketCreated, Title: t.Title,
 		Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: source, RequestID: requestID, At: now}
 	return t, ev
 }

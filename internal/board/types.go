@@ -126,18 +126,34 @@ const (
 	EventWorkspaceUpdated = "workspace.updated"
 )
 
+// FieldChange is one field of a ticket.updated event: its value before and
+// after (a string, a list of tags, or null for an unset owner or due date).
+type FieldChange struct {
+	Field  string `json:"field"`
+	Before any    `json:"before" jsonschema:"the value before the change; null when it was unset"`
+	After  any    `json:"after" jsonschema:"the value after the change; null when it is unset"`
+}
+
 // Event is one entry of the append-only history.
 type Event struct {
-	ID        string   `json:"id"`
-	Workspace string   `json:"workspace"`
-	TicketID  string   `json:"ticket_id,omitempty"`
-	Type      string   `json:"type"`
-	Fields    []string `json:"fields,omitempty"` // ticket.updated: the fields that changed
-	From      string   `json:"from,omitempty"`   // ticket.moved
-	To        string   `json:"to,omitempty"`     // ticket.moved
-	Reason    string   `json:"reason,omitempty"` // ticket.moved
-	NoteID    string   `json:"note_id,omitempty"`
-	Author    string   `json:"author"`
+	ID        string `json:"id"`
+	Workspace string `json:"workspace"`
+	TicketID  string `json:"ticket_id,omitempty"`
+	Type      string `json:"type"`
+	// Title is the ticket's title after the event, so a line of activity,
+	// a webhook or a Slack message can name the ticket without reading it
+	// (empty on events written before titles were kept).
+	Title  string   `json:"title,omitempty"`
+	Fields []string `json:"fields,omitempty"` // ticket.updated: the fields that changed
+	// Changes are the before and after values of the changed fields that
+	// are short (title, priority, owner, due, tags); body and links are
+	// only named in Fields, as their values can be large.
+	Changes []FieldChange `json:"changes,omitempty"`
+	From    string        `json:"from,omitempty"`   // ticket.moved
+	To      string        `json:"to,omitempty"`     // ticket.moved
+	Reason  string        `json:"reason,omitempty"` // ticket.moved
+	NoteID  string        `json:"note_id,omitempty"`
+	Author  string        `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source     Source    `json:"source"`

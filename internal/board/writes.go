@@ -204,13 +204,21 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 		after.Tags = slices.Clone(before.Tags)
 		after.Links = slices.Clone(before.Links)
 		var fields []string
+		var changes []FieldChange
 		set := func(name string, changed bool) {
 			if changed {
 				fields = append(fields, name)
 			}
 		}
+		// setValue names a short field and keeps its values.
+		setValue := func(name string, changed bool, before, after any) {
+			set(name, changed)
+			if changed {
+				changes = append(changes, FieldChange{Field: name, Before: before, After: after})
+			}
+		}
 		if in.Title != nil {
-			set("title", after.Title != *in.Title)
+			setValue("title", after.Title != *in.Title, after.Title, *in.Title)
 			after.Title = *in.Title
 		}
 		if in.Body != nil {
@@ -218,19 +226,19 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 			after.Body = *in.Body
 		}
 		if in.Priority != nil {
-			set("priority", after.Priority != *in.Priority)
+			setValue("priority", after.Priority != *in.Priority, string(after.Priority), string(*in.Priority))
 			after.Priority = *in.Priority
 		}
 		if in.Owner.Set {
-			set("owner", !equalPtr(after.Owner, in.Owner.Value))
+			setValue("owner", !equalPtr(after.Owner, in.Owner.Value), orNull(after.Owner), orNull(in.Owner.Value))
 			after.Owner = in.Owner.Value
 		}
 		if in.Due.Set {
-			set("due", !equalPtr(after.Due, in.Due.Value))
+			setValue("due", !equalPtr(after.Due, in.Due.Value), orNull(after.Due), orNull(in.Due.Value))
 			after.Due = in.Due.Value
 		}
 		if in.Tags != nil {
-			set("tags", !slices.Equal(after.Tags, *in.Tags))
+			setValue("tags", !slices.Equal(after.Tags, *in.Tags), nonNil(slices.Clone(after.Tags)), nonNil(slices.Clone(*in.Tags)))
 			after.Tags = nonNil(*in.Tags)
 		}
 		if in.Links != nil {
@@ -245,7 +253,7 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 		after.UpdatedAt = rec.CreatedAt
 		ch.after = &after
 		ch.event = &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventTicketUpdated,
-			Fields: fields, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
+			Title: after.Title, Fields: fields, Changes: changes, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
 		return ch, nil
 	})
 	if err != nil {
@@ -280,7 +288,7 @@ func (s *Service) MoveTicket(ctx context.Context, in MoveTicketInput) (MoveResul
 		}
 		ch.after = &after
 		ch.event = &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventTicketMoved,
-			From: string(from), To: string(in.Status), Reason: in.Reason,
+			Title: before.Title, From: string(from), To: string(in.Status), Reason: in.Reason,
 			Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
 		return ch, nil
 	})
@@ -304,7 +312,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 			after: &after,
 			note:  note,
 			event: &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventNoteAdded,
-				NoteID: note.ID, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt},
+				Title: before.Title, NoteID: note.ID, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt},
 			result: func(_ Ticket, n *Note) any { return NoteResult{RequestID: in.RequestID, Note: *n} },
 		}, nil
 	})
@@ -358,6 +366,15 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// orNull is an optional value as an event's change keeps it: nil (JSON
+// null) when unset.
+func orNull(p *string) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 func equalPtr(a, b *string) bool {

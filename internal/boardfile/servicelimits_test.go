@@ -78,6 +78,13 @@ func TestImportHoldsItemsToServiceLimits(t *testing.T) {
 		{"fields without end", func() (int, string) {
 			return sub(updated, `"fields":["title"]`, `"fields":["title"`+strings.Repeat(`,"title"`, 50_000)+`]`)
 		}, "names at most 7"},
+		{"event title over a ticket's", func() (int, string) {
+			return reSub(updated, `"title":"[^"]*","fields"`, `"title":"`+big(board.MaxTitle+1)+`","fields"`)
+		}, "title is 201"},
+		{"change of a field the event does not name", func() (int, string) {
+			return sub(updated, `"changes":[{"field":"title"`, `"changes":[{"field":"priority"`)
+		}, `change of "priority"`},
+		{"change value of another kind", func() (int, string) { return reSub(updated, `"after":"[^"]*"`, `"after":{"a":[1,2]}`) }, "must be a string"},
 		{"a reason on a created event", func() (int, string) {
 			return sub(find(`"type":"ticket.created"`), `"type":"ticket.created"`, `"type":"ticket.created","reason":"x"`)
 		}, "only a ticket.moved event"},

@@ -62,7 +62,7 @@ func TestWireFieldNames(t *testing.T) {
 	if !ok || len(events) != 1 || feed["next_cursor"] != nil || feed["latest"] == nil {
 		t.Fatalf("activity: %v, want the one creation, a latest and no next page", feed)
 	}
-	wantKeys(t, "activity event", object(t, "activity event", events[0]), "at", "author", "id", "request_id", "source", "ticket_id", "type", "workspace")
+	wantKeys(t, "activity event", object(t, "activity event", events[0]), "at", "author", "id", "request_id", "source", "ticket_id", "title", "type", "workspace")
 
 	// A task: 202, the import's task as it stands (small: completed).
 	task := rawObject(t, e.ok(call{method: "POST", path: "/api/v1/workspaces/inbox/imports", token: alice, key: "wire-import",

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -170,7 +171,9 @@ func eventDiff(d *differ, prefix string, want, got board.Event) {
 	d.str(prefix+"Workspace", want.Workspace, got.Workspace)
 	d.str(prefix+"TicketID", want.TicketID, got.TicketID)
 	d.str(prefix+"Type", want.Type, got.Type)
+	d.str(prefix+"Title", want.Title, got.Title)
 	d.strs(prefix+"Fields", want.Fields, got.Fields)
+	d.str(prefix+"Changes", changesJSON(want.Changes), changesJSON(got.Changes))
 	d.str(prefix+"From", want.From, got.From)
 	d.str(prefix+"To", want.To, got.To)
 	d.str(prefix+"Reason", want.Reason, got.Reason)
@@ -292,4 +295,15 @@ func assertPolicyError(t *testing.T, what string, err error, policy board.AIPoli
 	if denied.Policy != policy {
 		t.Errorf("%s: PolicyError.Policy is %q, want %q", what, denied.Policy, policy)
 	}
+}
+
+// changesJSON is an event's changes as JSON: values read back from a
+// store are JSON's own types (a list of tags as []any), so they compare as
+// the text they were written as.
+func changesJSON(c []board.FieldChange) string {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "unencodable: " + err.Error()
+	}
+	return string(b)
 }

@@ -24,10 +24,15 @@ func testEventsOrder(t *testing.T, f *fixture) {
 		o := "human"
 		t.Owner = &o
 	})
+	// The title and the short fields' values travel with the event.
+	up.Event.Title = "new"
+	up.Event.Changes = []board.FieldChange{{Field: "title", Before: "a", After: "new"}, {Field: "owner", Before: nil, After: "human"}}
 	f.save(up)
 	mv := f.moveTx(*up.After, "m", board.StatusWaitingHuman, "needs a decision — bitte prüfen")
+	mv.Event.Title = "new"
 	f.save(mv)
 	note := f.noteTx(*mv.After, "n", "a note")
+	note.Event.Title = "new"
 	f.save(note)
 	ws := board.Event{ID: f.id("ev"), Workspace: "inbox", Type: board.EventWorkspaceUpdated, Fields: []string{"ai_policy"},
 		Author: human, Source: board.SourceWeb, At: f.now()}

@@ -54,6 +54,9 @@ func TestActivityPage(t *testing.T) {
 		if i, j := strings.Index(first.body, "moved it from"), strings.Index(first.body, `href="/tickets/inbox-51"`); i < 0 || j < 0 || i > j {
 			t.Errorf("the newest event (the move) should come first, before inbox-51's creation")
 		}
+		if !strings.Contains(first.body, `href="/tickets/inbox-52">inbox-52</a> <span class="ticket-title">ticket 51</span>`) {
+			t.Errorf("an activity line names its ticket by id only; want its title beside the id")
+		}
 		m := olderActivity.FindStringSubmatch(first.body)
 		if m == nil {
 			t.Fatal("no link to the older events")

@@ -90,6 +90,10 @@ func TestTicketForms(t *testing.T) {
 		if ev := d.History[len(d.History)-1]; ev.Type != board.EventTicketUpdated || strings.Join(ev.Fields, ",") != "title,priority,owner" {
 			t.Fatalf("edit event = %+v, want title, priority, owner changed", ev)
 		}
+		// The ticket page's history says what the values were and became.
+		if page := b.get("/tickets/inbox-1").body; !strings.Contains(page, "priority (high → urgent)") || !strings.Contains(page, "owner (human:alice → none)") {
+			t.Errorf("the ticket page's history does not show the edit's before and after values")
+		}
 
 		// Move with a reason, from the board's card form, back to the board.
 		bp := b.get("/w/inbox")

@@ -126,7 +126,7 @@ func eventText(e board.Event) string {
 	case board.EventTicketCreated:
 		return "created the ticket"
 	case board.EventTicketUpdated:
-		return "changed " + strings.Join(e.Fields, ", ")
+		return "changed " + changedText(e)
 	case board.EventTicketMoved:
 		s := fmt.Sprintf("moved it from %s to %s", statusLabels[board.Status(e.From)], statusLabels[board.Status(e.To)])
 		if e.Reason != "" {
@@ -208,4 +208,42 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+}
+
+// changedText names an update's fields, with the before and after values
+// the event keeps (title, priority, owner, due, tags): "priority (normal →
+// high), body".
+func changedText(e board.Event) string {
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f
+		for _, c := range e.Changes {
+			if c.Field == f {
+				parts[i] = fmt.Sprintf("%s (%s → %s)", f, changeValue(c.Before), changeValue(c.After))
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// changeValue is one value of a change as a person reads it.
+func changeValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "none"
+	case string:
+		return v
+	case []string:
+		return strings.Join(v, " ")
+	case []any:
+		parts := make([]string, len(v))
+		for i, s := range v {
+			parts[i] = fmt.Sprint(s)
+		}
+		if len(parts) == 0 {
+			return "none"
+		}
+		return strings.Join(parts, " ")
+	}
+	return fmt.Sprint(v)
 }
