@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -26,37 +24,6 @@ func lamGateway(t *testing.T, functions map[string]lamInvoke) lamInvoke {
 		}
 		return invoke(ctx, ev)
 	}
-}
-
-// lamBuildBoth builds the agents' bootstrap and the board's side by side,
-// as `make build` does, keyed by the template's function names.
-func lamBuildBoth(t *testing.T, ctx context.Context) map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	out := map[string]string{agentsResource: filepath.Join(dir, "agents"), webResource: filepath.Join(dir, "web")}
-	build := map[string]func(context.Context, string, string, string, string) error{agentsResource: lambdatest.BuildAgents, webResource: lambdatest.Build}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	for name, bin := range out {
-		wg.Go(func() {
-			if err := build[name](ctx, ".", bin, "", ""); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		t.Error(err)
-	}
-	if len(errs) > 0 {
-		t.FailNow()
-	}
-	return out
 }
 
 // lambdaBoardIsNotFound: the agents' build has no board, so a board's path

@@ -1,8 +1,9 @@
+//go:build lambdaemulator
+
 package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,28 +19,6 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/sfn"
 )
 
-// parked takes tasks and runs nothing: the emulated worker runs them.
-type parked struct{}
-
-func (parked) Reference(board.Task) string             { return "" }
-func (parked) Start(context.Context, board.Task) error { return nil }
-func (parked) Stop(context.Context, board.Task) error  { return nil }
-
-// startImport starts an import of n tickets as the caller in ctx and
-// returns its task, left working for the worker (the runner is parked).
-func startImport(t *testing.T, ctx context.Context, svc *board.Service, id string, n int) string {
-	t.Helper()
-	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
-	for i := range n {
-		in.Tickets = append(in.Tickets, board.NewTicket{Title: fmt.Sprintf("%s %d", id, i)})
-	}
-	res, err := svc.ImportTickets(ctx, in)
-	if err != nil || res.Status != board.TaskWorking {
-		t.Fatalf("import = %+v, %v", res, err)
-	}
-	return res.TaskID
-}
-
 // The worker's Linux build runs under the Lambda runtime interface emulator
 // on moto, invoked with the payloads the state machine sends (the Payload
 // of its lambda:invoke states): "run" loops until the task is done, a
@@ -48,13 +27,7 @@ func startImport(t *testing.T, ctx context.Context, svc *board.Service, id strin
 // X-Amz-Function-Error header, so Retry and Catch are proven on moto's
 // interpreter (internal/sfn), not here.
 func TestWorkerUnderLambdaEmulator(t *testing.T) {
-	rie, err := lambdatest.RIEPath()
-	lambdatest.Need(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	moto, err := lambdatest.StartMoto(ctx)
-	lambdatest.Need(t, err)
-	defer moto.Stop()
+	ctx, rie, moto := lambdatest.Prepare(t, 3*time.Minute)
 
 	bootstrap := filepath.Join(t.TempDir(), "bootstrap")
 	if err := lambdatest.Build(ctx, ".", bootstrap, "", ""); err != nil {
