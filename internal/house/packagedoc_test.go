@@ -9,7 +9,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,31 +19,20 @@ import (
 var packageTrees = []string{"internal", "functions", "bench", "test-tools"}
 
 func TestEveryPackageSaysWhatItOwns(t *testing.T) {
+	byDir := map[string][]string{}
+	walkSources(t, packageTrees, func(path string) error {
+		byDir[filepath.Dir(path)] = append(byDir[filepath.Dir(path)], path)
+		return nil
+	})
 	var problems []string
-	for _, tree := range packageTrees {
-		root := filepath.Join(moduleRoot, tree)
-		err := filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() {
-				return nil
-			}
-			if dir != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
-				return filepath.SkipDir
-			}
-			problem, err := packageDocProblem(dir)
-			if err != nil {
-				return err
-			}
-			if problem != "" {
-				rel, _ := filepath.Rel(moduleRoot, dir)
-				problems = append(problems, rel+": "+problem)
-			}
-			return nil
-		})
+	for dir, files := range byDir {
+		problem, err := packageDocProblem(files)
 		if err != nil {
-			t.Fatalf("walking %s: %v", root, err)
+			t.Fatal(err)
+		}
+		if problem != "" {
+			rel, _ := filepath.Rel(moduleRoot, dir)
+			problems = append(problems, rel+": "+problem)
 		}
 	}
 	sort.Strings(problems)
@@ -54,41 +42,57 @@ func TestEveryPackageSaysWhatItOwns(t *testing.T) {
 	}
 }
 
-// packageDocProblem reads the package clauses of dir's non-test Go files
-// and says what is wrong with the package's doc comment ("" when nothing
-// is, or when dir holds no package).
-func packageDocProblem(dir string) (string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", err
-	}
-	var name string
+// packageDocProblem reads the package clauses of one package's non-test Go
+// files and says what is wrong with its doc comment ("" when nothing is).
+func packageDocProblem(files []string) (string, error) {
 	var docs []string
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.PackageClauseOnly|parser.ParseComments)
+	for _, path := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly|parser.ParseComments)
 		if err != nil {
 			return "", err
 		}
-		name = f.Name.Name
 		if hasText(f.Doc) {
-			docs = append(docs, e.Name())
+			docs = append(docs, filepath.Base(path))
 			if want := opening(f.Name.Name); !strings.HasPrefix(strings.TrimSpace(f.Doc.Text()), want) {
-				return e.Name() + ": the package comment does not start with " + strings.TrimSpace(want), nil
+				return filepath.Base(path) + ": the package comment does not start with " + strings.TrimSpace(want), nil
 			}
 		}
 	}
 	switch {
-	case name == "":
-		return "", nil
 	case len(docs) == 0:
 		return "no package doc comment", nil
 	case len(docs) > 1:
 		return "package doc comments in " + strings.Join(docs, ", ") + ": keep one", nil
 	}
 	return "", nil
+}
+
+// walkSources calls visit with the path of every non-test Go file below
+// the trees (paths from the module root), passing over testdata, vendored
+// packages and the directories the go tool ignores (., _).
+func walkSources(t *testing.T, trees []string, visit func(path string) error) {
+	t.Helper()
+	for _, tree := range trees {
+		root := filepath.Join(moduleRoot, tree)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			return visit(path)
+		})
+		if err != nil {
+			t.Fatalf("walking %s: %v", root, err)
+		}
+	}
 }
 
 // opening is how a package's doc comment starts.
