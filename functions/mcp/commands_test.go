@@ -243,16 +243,8 @@ func TestPeopleCommands(t *testing.T) {
 // whose tickets were written before word search), so they are found; on
 // SQLite it says the migration does it.
 func TestReindexWordsCommand(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
 	ctx := context.Background()
-	mini := testbackends.StartMinidyn(t, nil)
-	table := testbackends.TableName()
-	store, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: mini.URL, Table: table, CreateTable: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, client, table, env := newReindexTable(t)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	var tickets []board.Ticket
 	for n := int64(1); n <= 150; n++ {
@@ -263,10 +255,6 @@ func TestReindexWordsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As a table from before word search: no item of "printer".
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: mini.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
 	out, err := client.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String("pk = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "S#inbox#pr"}}})
 	if err != nil || len(out.Items) != 150 {
@@ -288,7 +276,6 @@ func TestReindexWordsCommand(t *testing.T) {
 		t.Fatalf("printer finds %d tickets without its items", n)
 	}
 
-	env := map[string]string{envStore: storeDynamoDB, envTable: table, envEndpoint: mini.URL}
 	var stdout, stderr bytes.Buffer
 	cmd := command{args: []string{"reindex-words"}, stdout: &stdout, stderr: &stderr, getenv: mapEnv(env)}
 	if code := cmd.run(ctx); code != exitOK || !strings.Contains(stdout.String(), "inbox\t150 tickets\n") ||
@@ -334,9 +321,11 @@ func TestReindexWordsCommand(t *testing.T) {
 
 func itoaTest(n int64) string { return strconv.FormatInt(n, 10) }
 
-// reindex-words replaces the items the earlier index made of Japanese text
-// (a run as one word, found only by its beginning) by the run's pairs.
-func TestReindexWordsJapanese(t *testing.T) {
+// newReindexTable is a table on a fresh minidyn for reindex-words: its
+// store, a client that reads and changes its items directly, its name, and
+// the environment that names it to a command.
+func newReindexTable(t *testing.T) (*dynamo.Store, *dynamodb.Client, string, map[string]string) {
+	t.Helper()
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	t.Setenv("AWS_REGION", "us-east-1")
@@ -347,14 +336,22 @@ func TestReindexWordsJapanese(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: mini.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, client, table, map[string]string{envStore: storeDynamoDB, envTable: table, envEndpoint: mini.URL}
+}
+
+// reindex-words replaces the items the earlier index made of Japanese text
+// (a run as one word, found only by its beginning) by the run's pairs.
+func TestReindexWordsJapanese(t *testing.T) {
+	ctx := context.Background()
+	store, client, table, env := newReindexTable(t)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	tk := board.Ticket{ID: "inbox-1", Workspace: "inbox", Number: 1, Title: "LED点滅の記事案", Body: "ブログ記事の下書き",
 		Status: board.StatusCandidate, Priority: board.PriorityNormal, Tags: []string{}, Links: []board.Link{}, CreatedBy: "ai:x", CreatedAt: now, UpdatedAt: now, Version: 1}
 	if err := store.LoadBulk(ctx, dynamo.Bulk{Tickets: []board.Ticket{tk}}); err != nil {
-		t.Fatal(err)
-	}
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: mini.URL})
-	if err != nil {
 		t.Fatal(err)
 	}
 	// As the earlier index wrote it: no pair, each run one word.
@@ -391,7 +388,6 @@ func TestReindexWordsJapanese(t *testing.T) {
 	if found("記事") != 0 || found("下書き") != 0 {
 		t.Fatal("the ticket is found by its pairs before reindexing")
 	}
-	env := map[string]string{envStore: storeDynamoDB, envTable: table, envEndpoint: mini.URL}
 	var stdout, stderr bytes.Buffer
 	cmd := command{args: []string{"reindex-words"}, stdout: &stdout, stderr: &stderr, getenv: mapEnv(env)}
 	if code := cmd.run(ctx); code != exitOK || !strings.Contains(stderr.String(), "2 items of the earlier index deleted") {
