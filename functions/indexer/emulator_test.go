@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +21,7 @@ import (
 // item failures and the body words are found.
 func TestIndexerUnderLambdaEmulator(t *testing.T) {
 	ctx, rie, moto := lambdatest.Prepare(t, 3*time.Minute)
-	bootstrap := filepath.Join(t.TempDir(), "bootstrap")
-	if err := lambdatest.Build(ctx, ".", bootstrap, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	bootstrap := lambdatest.Bootstrap(t, ctx, lambdatest.Build)
 	b := newStreamBoard(t, ctx, moto.URL)
 	em, err := lambdatest.StartEmulator(ctx, rie, bootstrap, []string{
 		"LEDGER_TABLE=" + b.table, "DYNAMODB_ENDPOINT=" + moto.URL, "LEDGER_DYNAMODB_SERIALIZE_WRITES=1",

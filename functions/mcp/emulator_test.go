@@ -300,10 +300,7 @@ func TestLambdaEmulatorLogsAndMetrics(t *testing.T) {
 	}
 	ctx, rie, moto := lambdatest.Prepare(t, 4*time.Minute)
 	// /healthz is the agents' function's (template.yaml).
-	bootstrap := t.TempDir() + "/bootstrap"
-	if err := lambdatest.BuildAgents(ctx, ".", bootstrap, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	bootstrap := lambdatest.Bootstrap(t, ctx, lambdatest.BuildAgents)
 	emu, err := lambdatest.StartEmulator(ctx, rie, bootstrap, []string{
 		envStore + "=dynamodb", envTable + "=" + fmt.Sprintf("obs-%d", time.Now().UnixNano()), envAuth + "=required",
 		envEndpoint + "=" + moto.URL, envCreateTable + "=1", envSerializeWrites + "=1",

@@ -18,10 +18,7 @@ import (
 func TestLambdaBuildRefusesToServeOutsideLambda(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // the build, on a busy machine
 	defer cancel()
-	bootstrap := t.TempDir() + "/bootstrap"
-	if err := lambdatest.Build(ctx, ".", bootstrap, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	bootstrap := lambdatest.Bootstrap(t, ctx, lambdatest.Build)
 	run, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
 	cmd := exec.CommandContext(run, bootstrap)

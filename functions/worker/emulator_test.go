@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,11 +27,7 @@ import (
 // interpreter (internal/sfn), not here.
 func TestWorkerUnderLambdaEmulator(t *testing.T) {
 	ctx, rie, moto := lambdatest.Prepare(t, 3*time.Minute)
-
-	bootstrap := filepath.Join(t.TempDir(), "bootstrap")
-	if err := lambdatest.Build(ctx, ".", bootstrap, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	bootstrap := lambdatest.Bootstrap(t, ctx, lambdatest.Build)
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	t.Setenv("AWS_REGION", "us-east-1")

@@ -118,6 +118,24 @@ func Prepare(t CleanupTB, limit time.Duration) (ctx context.Context, rie string,
 	return ctx, rie, moto
 }
 
+// BuildTB is a CleanupTB with a temporary directory of its own.
+type BuildTB interface {
+	CleanupTB
+	TempDir() string
+}
+
+// Bootstrap builds the package in the current directory with build (Build
+// or BuildAgents) for this machine into the test's temporary directory and
+// returns the bootstrap's path; a failed build fails t.
+func Bootstrap(t BuildTB, ctx context.Context, build func(ctx context.Context, pkg, out, goos, goarch string) error) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bootstrap")
+	if err := build(ctx, ".", out, "", ""); err != nil {
+		t.Fatalf("%v", err)
+	}
+	return out
+}
+
 // ErrNotInstalled marks a missing tool, which Need turns into a skip.
 var ErrNotInstalled = errors.New("not installed")
 
