@@ -56,9 +56,10 @@ go-test: $(RIE)
 
 # Every DynamoDB test variant against any DynamoDB-compatible endpoint, such
 # as DynamoDB Local, the Lambda emulator tests included: make test-dynamodb
-# ENDPOINT=http://localhost:8000 (RUN='regexp' narrows it). The variants keep the name moto: moto is this
-# repository's endpoint (DynamoDB Local's licence keeps it out of the
-# tooling here), and their budgets allow for a slow endpoint.
+# ENDPOINT=http://localhost:8000 (RUN='regexp' narrows it). The variants
+# keep the name moto: moto is this repository's endpoint (DynamoDB Local's
+# licence keeps it out of the tooling here), and their budgets allow for a
+# slow endpoint.
 ENDPOINT ?=
 RUN ?=
 .PHONY: test-dynamodb
