@@ -139,11 +139,18 @@ func scanCounts(t *testing.T, client *dynamodb.Client, table string) map[string]
 	return out
 }
 
+// callBound bounds each connect, call and read, so that one that hangs
+// fails its test instead of stalling the run. It is no measure of speed:
+// under make test every package shares one moto server, which answers one
+// write at a time, and on a loaded machine the largest tickets' writes
+// wait their turn there and on minidyn.
+const callBound = 30 * time.Second
+
 // connect opens a go-sdk client session at the given protocol revision.
 func connect(t *testing.T, url, version string, httpClient *http.Client) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "ticket-ledger-tests", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: httpClient, MaxRetries: -1, DisableStandaloneSSE: true},
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -160,7 +167,7 @@ func connect(t *testing.T, url, version string, httpClient *http.Client) *mcp.Cl
 // callRaw calls a tool and returns the raw result (tool errors included).
 func callRaw(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +35,7 @@ func readText(t *testing.T, cs *mcp.ClientSession, uri string) string {
 }
 
 func readResource(cs *mcp.ClientSession, uri string) (*mcp.ReadResourceResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
 	return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 }
