@@ -34,9 +34,7 @@ type streamBoard struct {
 
 func newStreamBoard(t *testing.T, ctx context.Context, endpoint string) *streamBoard {
 	t.Helper()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)

@@ -326,9 +326,7 @@ func itoaTest(n int64) string { return strconv.FormatInt(n, 10) }
 // the environment that names it to a command.
 func newReindexTable(t *testing.T) (*dynamo.Store, *dynamodb.Client, string, map[string]string) {
 	t.Helper()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	ctx := context.Background()
 	mini := testbackends.StartMinidyn(t, nil)
 	table := testbackends.TableName()

@@ -20,6 +20,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 	"github.com/ticket-ledger/ticket-ledger/internal/obs/obstest"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // The tests in this file run the function's Lambda bootstraps under the
@@ -228,9 +229,7 @@ func TestLambdaEmulator(t *testing.T) {
 		}
 
 		// The witness: the table itself, read outside the function.
-		t.Setenv("AWS_ACCESS_KEY_ID", "test")
-		t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-		t.Setenv("AWS_REGION", "us-east-1")
+		testbackends.FakeAWSCredentials(t)
 		client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: moto.URL})
 		if err != nil {
 			t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // In Lambda every request needs a credential (LEDGER_AUTH=required). The
@@ -160,9 +161,7 @@ func lambdaRESTRequests(t *testing.T, invoke lamInvoke) {
 // table directly, as `people add --password-stdin` would.
 func lamAddPerson(t *testing.T, ctx context.Context, endpoint, table string) {
 	t.Helper()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)

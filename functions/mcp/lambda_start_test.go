@@ -51,9 +51,7 @@ func newColdLambda(t *testing.T, holdSeed bool) *coldLambda {
 		minidyn.ServeHTTP(w, r)
 	}))
 	t.Cleanup(mini.Close)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	ctx := context.Background()
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: mini.URL})
 	if err != nil {
@@ -211,9 +209,7 @@ func TestLambdaCredentialBeforeTheSeed(t *testing.T) {
 // the instance for its life while /healthz answers ok.
 func TestLambdaRecoversAfterAFailedOpen(t *testing.T) {
 	mini := testbackends.StartMinidyn(t, nil)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	const table = "created-later"
 	env := map[string]string{envTable: table, envEndpoint: mini.URL}
 	fn, err := newLambdaFunction(context.Background(), lambdaGetenv(mapEnv(env)), slog.New(slog.DiscardHandler))

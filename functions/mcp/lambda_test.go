@@ -23,6 +23,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 const (
@@ -171,9 +172,7 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 
 	mini := httptest.NewServer(miniserver.NewServer())
 	defer mini.Close()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	const table = "policy-test"
 	ctx := context.Background()

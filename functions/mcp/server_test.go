@@ -68,9 +68,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 func TestSerializeWritesIsExplicit(t *testing.T) {
 	mini := httptest.NewServer(miniserver.NewServer())
 	t.Cleanup(mini.Close)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	for _, c := range []struct {
 		setting string
 		want    bool

@@ -18,6 +18,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	miniserver "github.com/truora/minidyn/server"
 )
 
@@ -351,9 +352,7 @@ func TestProxyNotBelievedInLoopbackMode(t *testing.T) {
 func TestTeamLambdaKeepsItsPublicURL(t *testing.T) {
 	mini := httptest.NewServer(miniserver.NewServer())
 	t.Cleanup(mini.Close)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	ctx := context.Background()
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: mini.URL})

@@ -16,6 +16,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sfn"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // The worker's Linux build runs under the Lambda runtime interface emulator
@@ -28,9 +29,7 @@ import (
 func TestWorkerUnderLambdaEmulator(t *testing.T) {
 	ctx, rie, moto := lambdatest.Prepare(t, 3*time.Minute)
 	bootstrap := lambdatest.Bootstrap(t, ctx, lambdatest.Build)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	table := fmt.Sprintf("worker-rie-%d", time.Now().UnixNano())
 	store, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: moto.URL, Table: table, CreateTable: true, SerializeWrites: true}, nil)
 	if err != nil {
