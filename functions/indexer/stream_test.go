@@ -9,11 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,9 +34,7 @@ type streamBoard struct {
 
 func newStreamBoard(t *testing.T, ctx context.Context, endpoint string) *streamBoard {
 	t.Helper()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)
@@ -257,46 +253,6 @@ func TestIndexerReportsTheFirstFailure(t *testing.T) {
 	}
 }
 
-// The indexer's Linux build runs under the Lambda runtime interface
-// emulator on moto, invoked with the event Lambda's stream poller sends
-// (moto's stream records for a create and an edit): it answers no batch
-// item failures and the body words are found.
-func TestIndexerUnderLambdaEmulator(t *testing.T) {
-	rie, err := lambdatest.RIEPath()
-	lambdatest.Need(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	moto, err := lambdatest.StartMoto(ctx)
-	lambdatest.Need(t, err)
-	defer moto.Stop()
-	bootstrap := filepath.Join(t.TempDir(), "bootstrap")
-	if err := lambdatest.Build(ctx, ".", bootstrap, "", ""); err != nil {
-		t.Fatal(err)
-	}
-	b := newStreamBoard(t, ctx, moto.URL)
-	em, err := lambdatest.StartEmulator(ctx, rie, bootstrap, []string{
-		"LEDGER_TABLE=" + b.table, "DYNAMODB_ENDPOINT=" + moto.URL, "LEDGER_DYNAMODB_SERIALIZE_WRITES=1",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer em.Stop()
-	invoke := func(recs []events.DynamoDBEventRecord) {
-		t.Helper()
-		body, _ := json.Marshal(events.DynamoDBEvent{Records: recs})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, em.InvokeURL, bytes.NewReader(body))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		var out events.DynamoDBEventResponse
-		if err := json.Unmarshal(raw, &out); err != nil || len(out.BatchItemFailures) != 0 || !strings.Contains(string(raw), "batchItemFailures") {
-			t.Fatalf("HTTP %d %s (%v)\n%s", resp.StatusCode, raw, err, em.Logs())
-		}
-	}
-	id := writeTickets(t, ctx, b, func() { invoke(b.records(t, ctx)) })
-	invoke(b.records(t, ctx))
-	checkIndexed(t, ctx, b, id, "under the emulator")
-}
+// The emulator test (emulator_test.go) is built only with -tags
+// lambdaemulator: this says when a run left it out.
+func TestLambdaEmulatorTestsAreBuilt(t *testing.T) { lambdatest.NeedEmulatorTests(t) }

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -25,6 +23,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 const (
@@ -160,6 +159,10 @@ func lamHeader(resp events.APIGatewayV2HTTPResponse, name string) string {
 	return ""
 }
 
+// The emulator tests (emulator_test.go) are built only with -tags
+// lambdaemulator: this says when a run left them out.
+func TestLambdaEmulatorTestsAreBuilt(t *testing.T) { lambdatest.NeedEmulatorTests(t) }
+
 // The IAM policy in template.yaml allows every request the function sends
 // to DynamoDB, as IAM sees it (a transaction is checked item by item), and
 // nothing it never sends. The function runs in-process on minidyn behind a
@@ -169,9 +172,7 @@ func TestLambdaPolicyCoversStoreRequests(t *testing.T) {
 
 	mini := httptest.NewServer(miniserver.NewServer())
 	defer mini.Close()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	const table = "policy-test"
 	ctx := context.Background()
@@ -381,244 +382,6 @@ func resourceKind(t *testing.T, r any, table string) string {
 	t.Errorf("policy resource %v is neither the table nor its indexes", r)
 	return "@?"
 }
-
-// TestLambdaEmulator runs the Lambda build of the function under the AWS
-// Lambda runtime interface emulator, on moto.
-func TestLambdaEmulator(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the bootstrap and runs the Lambda emulator and moto; skipped with -short")
-	}
-	rie, err := lambdatest.RIEPath()
-	lambdatest.Need(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	moto, err := lambdatest.StartMoto(ctx)
-	lambdatest.Need(t, err)
-	defer moto.Stop()
-	// One request at a time into moto, as DynamoDB's atomicity would have it
-	// (see DynamoProxy); the function instances still race request by request.
-	proxy, err := lambdatest.StartDynamoProxy(moto.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
-	proxy.Serialize = true
-	// Writes per request_id: a write carries its request record's key,
-	// R#<principal>#<request_id>. For the race rounds the proxy holds the
-	// first write of a request_id until the second arrives (or 5 s pass):
-	// both instances have then read no record and sent their write, so
-	// every round is a real race, decided by DynamoDB's condition.
-	var (
-		writesMu sync.Mutex
-		writes   = map[string]int{}
-		partner  = map[string]chan struct{}{}
-	)
-	proxy.Observe = func(op string, body []byte) {
-		if op != "PutItem" && op != "UpdateItem" && op != "TransactWriteItems" {
-			return
-		}
-		seen := map[string]bool{}
-		for _, m := range lamRequestKey.FindAllSubmatch(body, -1) {
-			seen[string(m[1])] = true
-		}
-		for rid := range seen {
-			writesMu.Lock()
-			writes[rid]++
-			n := writes[rid]
-			if !strings.HasPrefix(rid, "race-") || n > 2 {
-				writesMu.Unlock()
-				continue
-			}
-			if n == 1 {
-				ch := make(chan struct{})
-				partner[rid] = ch
-				writesMu.Unlock()
-				select {
-				case <-ch:
-				case <-time.After(5 * time.Second):
-				}
-				continue
-			}
-			close(partner[rid])
-			writesMu.Unlock()
-		}
-	}
-
-	// The two builds API Gateway sends requests to (template.yaml): the
-	// agents' (no board) and the board's, routed by path as the template
-	// routes them.
-	bootstraps := lamBuildBoth(t, ctx)
-	env := func(table string) []string {
-		return []string{
-			envStore + "=dynamodb", envTable + "=" + table, envAuth + "=required", envRetention + "=24h",
-			envBaseURL + "=", envAllowedOrigins + "=", envEndpoint + "=" + proxy.URL, envCreateTable + "=1",
-			envSerializeWrites + "=1", // moto
-		}
-	}
-	start := func(t *testing.T, function, table string) *lambdatest.Emulator {
-		t.Helper()
-		emu, err := lambdatest.StartEmulator(ctx, rie, bootstraps[function], env(table))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("emulator log:\n%s", emu.Logs())
-			}
-			emu.Stop()
-		})
-		return emu
-	}
-
-	t.Run("EndToEnd", func(t *testing.T) {
-		table := fmt.Sprintf("lambda-e2e-%d", time.Now().UnixNano())
-		agents := start(t, agentsResource, table)
-		// The agents' build first: its start creates the table, which the
-		// board's then finds.
-		lambdaBoardIsNotFound(t, agents.Invoke)
-		web := start(t, webResource, table)
-		invoke := lamGateway(t, map[string]lamInvoke{agentsResource: agents.Invoke, webResource: web.Invoke})
-		lambdaRequiresCredentials(t, invoke)
-		lamAddPerson(t, ctx, moto.URL, table)
-		lamSignIn(t, invoke)
-		lamMakeToken(t, invoke)
-		lambdaEndToEnd(t, invoke)
-		lambdaRESTRequests(t, invoke)
-		lambdaOAuth(t, invoke)
-
-		// A real client on the 2026-07-28 revision, its HTTP carried as
-		// events: it discovers the server, and its retry is a replay.
-		cs := lamClient(t, invoke, lamModern)
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_ticket", Arguments: lamCreateArgs})
-		if err != nil || res.IsError {
-			t.Fatalf("go-sdk client create_ticket: %v %+v", err, res)
-		}
-		var tr board.TicketResult
-		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &tr)
-		if !tr.Replayed || tr.Ticket.ID != "inbox-1" {
-			t.Fatalf("go-sdk client retry = %+v, want inbox-1 replayed", tr)
-		}
-
-		// Built once per container: one init phase for every invocation.
-		for name, emu := range map[string]*lambdatest.Emulator{agentsResource: agents, webResource: web} {
-			if n := strings.Count(emu.Logs(), "INIT START"); n != 1 {
-				t.Errorf("%s: %d init phases, want 1 (the store and handler are built once per container)", name, n)
-			}
-			if d, ok := emu.InitDuration(); ok {
-				t.Logf("%s init duration: %v", name, d)
-			}
-		}
-	})
-
-	// The race across instances: two containers share no lock, only the
-	// table, so one request_id sent to both at once is decided by the
-	// store's conditional writes alone.
-	t.Run("TwoInstancesRaceForOneTicket", func(t *testing.T) {
-		table := fmt.Sprintf("lambda-race-%d", time.Now().UnixNano())
-		emus := []*lambdatest.Emulator{start(t, agentsResource, table), start(t, agentsResource, table)}
-		// Both containers start at once (both create the table if missing).
-		var wg sync.WaitGroup
-		for _, emu := range emus {
-			wg.Go(func() {
-				if _, err := emu.Invoke(ctx, lamRPCEvent(lamLegacy, 1, "initialize", lamInitParams())); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-		if t.Failed() {
-			return
-		}
-		lamAddPerson(t, ctx, moto.URL, table)
-		// Signed in and the token made on the board's function, it works
-		// on every instance of the agents'.
-		gw := lamGateway(t, map[string]lamInvoke{agentsResource: emus[0].Invoke, webResource: start(t, webResource, table).Invoke})
-		lamSignIn(t, gw)
-		lamMakeToken(t, gw)
-		const rounds = 10
-		originals := [2]int{}
-		raced := 0
-		for i := range rounds {
-			args := map[string]any{"request_id": fmt.Sprintf("race-%d", i), "workspace": "inbox", "title": fmt.Sprintf("race %d", i)}
-			type answer struct {
-				res   board.TicketResult
-				isErr bool
-				text  string
-			}
-			var answers [2]answer
-			gate := make(chan struct{})
-			for k := range emus {
-				j := (i + k) % len(emus) // neither instance always goes first
-				wg.Go(func() {
-					<-gate
-					res, isErr, text := lamTool[board.TicketResult](t, emus[j].Invoke, lamLegacy, "create_ticket", args)
-					answers[j] = answer{res, isErr, text}
-				})
-			}
-			close(gate) // the same request_id to both instances at once
-			wg.Wait()
-			ids := map[string]bool{}
-			for j, a := range answers {
-				// A create is one transaction, with no running state: both
-				// instances answer it, one with the replay.
-				if a.isErr {
-					t.Fatalf("round %d instance %d: tool error %q", i, j, a.text)
-				}
-				if !a.res.Replayed {
-					originals[j]++
-				}
-				ids[a.res.Ticket.ID] = true
-			}
-			if len(ids) != 1 {
-				t.Fatalf("round %d: instances answered tickets %v, want one", i, ids)
-			}
-			writesMu.Lock()
-			if writes[args["request_id"].(string)] > 1 {
-				raced++
-			}
-			writesMu.Unlock()
-		}
-		if originals[0]+originals[1] != rounds {
-			t.Fatalf("original (not replayed) answers %v over %d rounds, want exactly one per round", originals, rounds)
-		}
-		t.Logf("%d rounds, both instances writing in %d: the write landed on instance A %d times, on B %d times, the other answering with the replay",
-			rounds, raced, originals[0], originals[1])
-		if raced != rounds {
-			t.Fatalf("both instances sent the write in %d of %d rounds, want every round (the proxy holds the first until the second arrives)", raced, rounds)
-		}
-
-		// The witness: the table itself, read outside the function.
-		t.Setenv("AWS_ACCESS_KEY_ID", "test")
-		t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-		t.Setenv("AWS_REGION", "us-east-1")
-		client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: moto.URL})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ws, err := st.GetWorkspace(ctx, "inbox")
-		if err != nil {
-			t.Fatal(err)
-		}
-		total := 0
-		for _, n := range ws.Counts {
-			total += n
-		}
-		if total != rounds {
-			t.Fatalf("the table holds %d tickets in inbox, want %d (one per request_id)", total, rounds)
-		}
-		list := lamOK[board.TicketList](t, emus[1].Invoke, lamLegacy, "list_tickets", map[string]any{"workspace": "inbox", "limit": 100})
-		if len(list.Tickets) != rounds {
-			t.Fatalf("list_tickets = %d tickets, want %d", len(list.Tickets), rounds)
-		}
-	})
-}
-
-var lamRequestKey = regexp.MustCompile(`R#` + regexp.QuoteMeta(lamPrincipal) + `#([A-Za-z0-9._-]+)"`)
 
 var lamCreateArgs = map[string]any{"request_id": "lambda-e2e-1", "workspace": "inbox", "title": "Deploy behind API Gateway",
 	"body": "Runs as **Lambda**.", "priority": "high", "tags": []string{"deploy"}}

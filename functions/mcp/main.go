@@ -1,7 +1,11 @@
-// Command mcp is ticket-ledger's one HTTP function: /mcp, the web board and
-// health, and the admin commands (people …). Inside
-// Lambda (AWS_LAMBDA_RUNTIME_API set) it answers API Gateway HTTP API events
-// on DynamoDB (lambda.go); outside it serves locally on LEDGER_ADDR on the
+// Command mcp is ticket-ledger's server and its composition root: it reads
+// the configuration, opens the store, wires the use cases, the task runner
+// and sign-in to every HTTP surface (/mcp, the REST API, OAuth, the web
+// board, health) and holds the admin commands (people, tokens, backups,
+// moving a board, reindexing). Inside Lambda (AWS_LAMBDA_RUNTIME_API set)
+// it answers API Gateway HTTP API events on DynamoDB (lambda.go), built
+// twice: without the web board for the agents' function (noboard) and
+// whole for the people's; outside Lambda it serves on LEDGER_ADDR on the
 // store LEDGER_STORE names (serve.go), which the Lambda build leaves out.
 package main
 

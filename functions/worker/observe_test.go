@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 	"github.com/ticket-ledger/ticket-ledger/internal/obs/obstest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sfn"
@@ -76,3 +78,29 @@ func TestWorkerInvocationLogsAndMetrics(t *testing.T) {
 		t.Errorf("task metrics: %+v", emf)
 	}
 }
+
+// parked takes tasks and runs nothing: the emulated worker runs them.
+type parked struct{}
+
+func (parked) Reference(board.Task) string             { return "" }
+func (parked) Start(context.Context, board.Task) error { return nil }
+func (parked) Stop(context.Context, board.Task) error  { return nil }
+
+// startImport starts an import of n tickets as the caller in ctx and
+// returns its task, left working for the worker (the runner is parked).
+func startImport(t *testing.T, ctx context.Context, svc *board.Service, id string, n int) string {
+	t.Helper()
+	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
+	for i := range n {
+		in.Tickets = append(in.Tickets, board.NewTicket{Title: fmt.Sprintf("%s %d", id, i)})
+	}
+	res, err := svc.ImportTickets(ctx, in)
+	if err != nil || res.Status != board.TaskWorking {
+		t.Fatalf("import = %+v, %v", res, err)
+	}
+	return res.TaskID
+}
+
+// The emulator test (emulator_test.go) is built only with -tags
+// lambdaemulator: this says when a run left it out.
+func TestLambdaEmulatorTestsAreBuilt(t *testing.T) { lambdatest.NeedEmulatorTests(t) }

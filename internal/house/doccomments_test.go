@@ -8,7 +8,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,33 +24,11 @@ var checkedTrees = []string{"internal", "functions"}
 
 func TestEveryExportedNameHasADocComment(t *testing.T) {
 	var missing []string
-	for _, tree := range checkedTrees {
-		root := filepath.Join(moduleRoot, tree)
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				// testdata and dot-directories are not part of any package.
-				if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return nil
-			}
-			found, err := undocumented(path)
-			if err != nil {
-				return err
-			}
-			missing = append(missing, found...)
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("walking %s: %v", root, err)
-		}
-	}
+	walkSources(t, checkedTrees, func(path string) error {
+		found, err := undocumented(path)
+		missing = append(missing, found...)
+		return err
+	})
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Errorf("%d exported names lack a doc comment of their own that starts with the name (write what the name is for):\n%s",

@@ -1,7 +1,13 @@
 // Package lambdatest runs Lambda bootstraps the way Lambda does, on this
 // machine: under the AWS Lambda runtime interface emulator (aws-lambda-rie),
-// with DynamoDB served by moto, everything on 127.0.0.1. The functions/mcp
+// with DynamoDB served by moto, everything on 127.0.0.1. The functions'
 // tests and the cold-start benchmark share it.
+//
+// The tests that run a bootstrap under the emulator live in files built
+// only with the build tag EmulatorTag (each function's emulator_test.go):
+// they are chosen by that tag, never by a test name, so a new one in such
+// a file cannot be left out. Plain `go test` builds without them and says
+// so (NeedEmulatorTests); `make test` builds with them.
 //
 // Tools are found on PATH (aws-lambda-rie also in GOBIN or GOPATH/bin, where
 // `go install` puts it). A test that lacks one skips, unless
@@ -71,6 +77,63 @@ func Need(t TB, err error) {
 		t.Fatalf("%v", err)
 	}
 	testrequire.Missing(t, "scripts/prereqs.sh installs it; make test runs that first", "%v", err)
+}
+
+// EmulatorTag is the build tag of the test files that run a bootstrap
+// under the emulator (building bootstraps and starting moto: minutes, and
+// tools plain `go test` does not need).
+const EmulatorTag = "lambdaemulator"
+
+// NeedEmulatorTests is the test a package with emulator test files runs
+// in its untagged files: built without EmulatorTag it skips, naming the
+// tests left out, or fails under testrequire's switch, so that a run
+// meant to be complete cannot pass without them.
+func NeedEmulatorTests(t TB) {
+	t.Helper()
+	if !emulatorTests {
+		testrequire.Missing(t, "go test -tags "+EmulatorTag+" builds them in (make test does)",
+			"the Lambda emulator tests (emulator_test.go) are not in this build")
+	}
+}
+
+// CleanupTB is a TB that can also run a function when the test ends.
+type CleanupTB interface {
+	TB
+	Cleanup(func())
+}
+
+// Prepare is how every emulator test begins: it finds aws-lambda-rie and a
+// moto endpoint (the one the environment names, or one it starts and
+// stops when the test ends), under a context that ends after limit or with
+// the test. A missing tool stops t as Need does.
+func Prepare(t CleanupTB, limit time.Duration) (ctx context.Context, rie string, moto *Moto) {
+	t.Helper()
+	rie, err := RIEPath()
+	Need(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel)
+	moto, err = StartMoto(ctx)
+	Need(t, err)
+	t.Cleanup(moto.Stop)
+	return ctx, rie, moto
+}
+
+// BuildTB is a CleanupTB with a temporary directory of its own.
+type BuildTB interface {
+	CleanupTB
+	TempDir() string
+}
+
+// Bootstrap builds the package in the current directory with build (Build
+// or BuildAgents) for this machine into the test's temporary directory and
+// returns the bootstrap's path; a failed build fails t.
+func Bootstrap(t BuildTB, ctx context.Context, build func(ctx context.Context, pkg, out, goos, goarch string) error) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bootstrap")
+	if err := build(ctx, ".", out, "", ""); err != nil {
+		t.Fatalf("%v", err)
+	}
+	return out
 }
 
 // ErrNotInstalled marks a missing tool, which Need turns into a skip.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // The cancellation harness: five cases, each cancelling one create_ticket
@@ -185,37 +186,40 @@ type runResult struct {
 
 func TestCancellation(t *testing.T) {
 	sdk := moduleVersion("github.com/modelcontextprotocol/go-sdk")
-	for ci, c := range cancelCases {
-		t.Run(c.name, func(t *testing.T) {
-			var results []runResult
-			for run := range cancelRuns {
-				r := runCancelCase(t, c)
-				// One line per run: what ran, on what, and how it ended.
-				t.Logf("case=%d run=%d revision=%s transport=streamable-http server=go-sdk@%s client=go-sdk@%s outcome=%s written=%v answered=%v %s",
-					ci+1, run+1, modernVersion, sdk, sdk, r.outcome, r.written, r.answered, r.detail)
-				results = append(results, r)
-			}
-			for i, r := range results {
-				if r.outcome != outcomeOK {
-					t.Errorf("run %d: %s (%s)", i+1, r.outcome, r.detail)
+	testbackends.Each(t, func(t *testing.T, backend string) {
+		for ci, c := range cancelCases {
+			t.Run(c.name, func(t *testing.T) {
+				var results []runResult
+				for run := range cancelRuns {
+					r := runCancelCase(t, c, backend)
+					// One line per run: what ran, on what, and how it ended.
+					t.Logf("case=%d run=%d revision=%s transport=streamable-http server=go-sdk@%s client=go-sdk@%s outcome=%s written=%v answered=%v %s",
+						ci+1, run+1, modernVersion, sdk, sdk, r.outcome, r.written, r.answered, r.detail)
+					results = append(results, r)
 				}
-				if r.written != c.written || r.answered != c.answered {
-					t.Errorf("run %d: written=%v answered=%v, want written=%v answered=%v", i+1, r.written, r.answered, c.written, c.answered)
+				for i, r := range results {
+					if r.outcome != outcomeOK {
+						t.Errorf("run %d: %s (%s)", i+1, r.outcome, r.detail)
+					}
+					if r.written != c.written || r.answered != c.answered {
+						t.Errorf("run %d: written=%v answered=%v, want written=%v answered=%v", i+1, r.written, r.answered, c.written, c.answered)
+					}
+					if r.written != results[0].written || r.answered != results[0].answered {
+						t.Errorf("runs disagree: run 1 written=%v answered=%v, run %d written=%v answered=%v (a race)",
+							results[0].written, results[0].answered, i+1, r.written, r.answered)
+					}
 				}
-				if r.written != results[0].written || r.answered != results[0].answered {
-					t.Errorf("runs disagree: run 1 written=%v answered=%v, run %d written=%v answered=%v (a race)",
-						results[0].written, results[0].answered, i+1, r.written, r.answered)
-				}
-			}
-		})
-	}
+			})
+		}
+	})
 }
 
-// runCancelCase runs c once on a fresh server and store.
-func runCancelCase(t *testing.T, c cancelCase) runResult {
+// runCancelCase runs c once on a fresh server and store on backend.
+func runCancelCase(t *testing.T, c cancelCase, backend string) runResult {
 	t.Helper()
 	g := newGates(c.holdAt)
 	e := newEnv(t, envOptions{
+		backend:     backend,
 		wrap:        func(s board.Store) board.Store { return &gatedStore{Store: s, g: g} },
 		wrapHandler: g.handler,
 	})

@@ -4,11 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +16,6 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
-	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
@@ -30,10 +26,7 @@ const (
 
 var agent = board.Principal{Author: "ai:tester", Source: board.SourceMCP}
 
-// env is one server on a fresh store, reachable over real HTTP. The store is
-// the embedded one unless LEDGER_TEST_STORE=dynamodb asks for DynamoDB on
-// the moto server of internal/testbackends (make test runs this package
-// both ways).
+// env is one server on a fresh store, reachable over real HTTP.
 type env struct {
 	URL   string
 	Store board.Store // reads the state directly, outside the MCP path
@@ -50,9 +43,35 @@ type envOptions struct {
 	// wrapHandler wraps the HTTP handler (e.g. a gate where a request
 	// reaches the server); nil: none.
 	wrapHandler func(http.Handler) http.Handler
-	// backend names a store of internal/testbackends (e.g. minidyn, for a
-	// test that runs on both stores in every run); "": LEDGER_TEST_STORE's.
+	// backend names a store of internal/testbackends; "" is SQLite, for
+	// what does not depend on the store (the catalogue, the snapshots, the
+	// JSON-RPC envelope). Whatever reads or writes tickets runs on every
+	// backend through onEachStore.
 	backend string
+}
+
+// onEachStore runs fn as one subtest per backend (testbackends.Each:
+// SQLite, DynamoDB on minidyn, and moto when scripts/with-moto.sh names
+// it; without it the moto subtest is skipped with the reason, or fails
+// under LEDGER_TEST_REQUIRE), each on a fresh server and store.
+func onEachStore(t *testing.T, opts envOptions, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	testbackends.Each(t, func(t *testing.T, backend string) {
+		opts := opts
+		opts.backend = backend
+		fn(t, newEnv(t, opts))
+	})
+}
+
+// onEachStoreAndRevision is onEachStore with one subtest per protocol
+// revision within each backend, each on its own server.
+func onEachStoreAndRevision(t *testing.T, fn func(t *testing.T, e *env, version string)) {
+	t.Helper()
+	testbackends.Each(t, func(t *testing.T, backend string) {
+		for _, version := range []string{legacyVersion, modernVersion} {
+			t.Run(version, func(t *testing.T) { fn(t, newEnv(t, envOptions{backend: backend}), version) })
+		}
+	})
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -60,19 +79,11 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	if opts.principal == (board.Principal{}) {
 		opts.principal = agent
 	}
-	var e env
-	if opts.backend != "" {
-		b := testbackends.Open(t, opts.backend)
-		e.Store = b.Store
-		e.Witness = func(t *testing.T) map[string]int {
-			t.Fatalf("no witness on backend %s", opts.backend)
-			return nil
-		}
-	} else if os.Getenv("LEDGER_TEST_STORE") == "dynamodb" {
-		e.Store, e.Witness = openDynamo(t)
-	} else {
-		e.Store, e.Witness = openSQLite(t)
+	if opts.backend == "" {
+		opts.backend = testbackends.SQLite
 	}
+	b := testbackends.Open(t, opts.backend)
+	e := env{Store: b.Store, Witness: witness(b)}
 	store := e.Store
 	if opts.wrap != nil {
 		store = opts.wrap(store)
@@ -93,39 +104,19 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	return &e
 }
 
-func openSQLite(t *testing.T) (board.Store, func(*testing.T) map[string]int) {
-	dbPath := t.TempDir() + "/ledger.db"
-	st, err := sqlite.Open(context.Background(), dbPath)
-	if err != nil {
-		t.Fatal(err)
+// witness reads the backend's own records: the database file with plain
+// SQL, or the table with a consistent DynamoDB scan.
+func witness(b *testbackends.Backend) func(*testing.T) map[string]int {
+	if b.Name == testbackends.SQLite {
+		return func(t *testing.T) map[string]int { return rowCounts(t, b.SQLitePath) }
 	}
-	t.Cleanup(func() { st.Close() })
-	return st, func(t *testing.T) map[string]int { return rowCounts(t, dbPath) }
-}
-
-func openDynamo(t *testing.T) (board.Store, func(*testing.T) map[string]int) {
-	// Asked for by name, moto is required here: a skip would run nothing.
-	endpoint := testbackends.DynamoDBEndpoint()
-	if endpoint == "" {
-		t.Fatalf("LEDGER_TEST_STORE=dynamodb needs %s (scripts/with-moto.sh sets it)", testbackends.EndpointEnv)
+	return func(t *testing.T) map[string]int {
+		client, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: b.Endpoint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scanCounts(t, client, b.Table)
 	}
-	ctx := context.Background()
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := fmt.Sprintf("mcp-%s-%d", strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name())), time.Now().UnixNano())
-	if len(table) > 200 {
-		table = table[len(table)-200:]
-	}
-	st, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table, CreateTable: true, SerializeWrites: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &table})
-	})
-	return st, func(t *testing.T) map[string]int { return scanCounts(t, client, table) }
 }
 
 // scanCounts counts items by their type attribute with a consistent scan.
@@ -148,11 +139,18 @@ func scanCounts(t *testing.T, client *dynamodb.Client, table string) map[string]
 	return out
 }
 
+// callBound bounds each connect, call and read, so that one that hangs
+// fails its test instead of stalling the run. It is no measure of speed:
+// under make test every package shares one moto server, which answers one
+// write at a time, and on a loaded machine the largest tickets' writes
+// wait their turn there and on minidyn.
+const callBound = 30 * time.Second
+
 // connect opens a go-sdk client session at the given protocol revision.
 func connect(t *testing.T, url, version string, httpClient *http.Client) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "ticket-ledger-tests", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: httpClient, MaxRetries: -1, DisableStandaloneSSE: true},
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -169,7 +167,7 @@ func connect(t *testing.T, url, version string, httpClient *http.Client) *mcp.Cl
 // callRaw calls a tool and returns the raw result (tool errors included).
 func callRaw(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 func getPrompt(cs *mcp.ClientSession, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
 	return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 }

@@ -4,42 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
-// onStoresAndRevisions runs fn on SQLite and on DynamoDB (minidyn, in
-// process: every run has it), each on both protocol revisions, with a
-// fresh server per store. Under LEDGER_TEST_STORE=dynamodb (make test's
-// second run of this package) it runs on that store alone: the first run
-// covered the other two.
+// onStoresAndRevisions is onEachStoreAndRevision with a client connected
+// at the revision.
 func onStoresAndRevisions(t *testing.T, fn func(t *testing.T, e *env, cs *mcp.ClientSession)) {
 	t.Helper()
-	backends := []string{testbackends.SQLite, testbackends.Minidyn}
-	if os.Getenv("LEDGER_TEST_STORE") == "dynamodb" {
-		backends = []string{""} // newEnv's rule: the endpoint it names
-	}
-	for _, backend := range backends {
-		name := backend
-		if name == "" {
-			name = "dynamodb"
-		}
-		t.Run(name, func(t *testing.T) {
-			for _, version := range []string{legacyVersion, modernVersion} {
-				t.Run(version, func(t *testing.T) {
-					e := newEnv(t, envOptions{backend: backend})
-					fn(t, e, connect(t, e.URL, version, nil))
-				})
-			}
-		})
-	}
+	onEachStoreAndRevision(t, func(t *testing.T, e *env, version string) {
+		fn(t, e, connect(t, e.URL, version, nil))
+	})
 }
 
 // readText reads a resource that must exist and returns its one text.
@@ -56,7 +35,7 @@ func readText(t *testing.T, cs *mcp.ClientSession, uri string) string {
 }
 
 func readResource(cs *mcp.ClientSession, uri string) (*mcp.ReadResourceResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
 	return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 }

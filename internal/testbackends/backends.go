@@ -85,6 +85,17 @@ func MotoEndpoint(t testing.TB) string {
 	return ""
 }
 
+// FakeAWSCredentials sets, for the rest of the test, the fixed fake
+// credentials and region the emulators (minidyn, moto) accept, so that an
+// SDK client built from the environment, as the functions build theirs,
+// never finds a real account's.
+func FakeAWSCredentials(t testing.TB) {
+	t.Helper()
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "us-east-1")
+}
+
 // WithCRC32 adds the X-Amz-Crc32 header DynamoDB and moto send with every
 // response and minidyn (or a test's stand-in endpoint) does not: the SDK
 // checks one even when it is missing and warns about every such response.

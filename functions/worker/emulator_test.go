@@ -1,13 +1,13 @@
+//go:build lambdaemulator
+
 package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,29 +16,8 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sfn"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
-
-// parked takes tasks and runs nothing: the emulated worker runs them.
-type parked struct{}
-
-func (parked) Reference(board.Task) string             { return "" }
-func (parked) Start(context.Context, board.Task) error { return nil }
-func (parked) Stop(context.Context, board.Task) error  { return nil }
-
-// startImport starts an import of n tickets as the caller in ctx and
-// returns its task, left working for the worker (the runner is parked).
-func startImport(t *testing.T, ctx context.Context, svc *board.Service, id string, n int) string {
-	t.Helper()
-	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
-	for i := range n {
-		in.Tickets = append(in.Tickets, board.NewTicket{Title: fmt.Sprintf("%s %d", id, i)})
-	}
-	res, err := svc.ImportTickets(ctx, in)
-	if err != nil || res.Status != board.TaskWorking {
-		t.Fatalf("import = %+v, %v", res, err)
-	}
-	return res.TaskID
-}
 
 // The worker's Linux build runs under the Lambda runtime interface emulator
 // on moto, invoked with the payloads the state machine sends (the Payload
@@ -48,21 +27,9 @@ func startImport(t *testing.T, ctx context.Context, svc *board.Service, id strin
 // X-Amz-Function-Error header, so Retry and Catch are proven on moto's
 // interpreter (internal/sfn), not here.
 func TestWorkerUnderLambdaEmulator(t *testing.T) {
-	rie, err := lambdatest.RIEPath()
-	lambdatest.Need(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	moto, err := lambdatest.StartMoto(ctx)
-	lambdatest.Need(t, err)
-	defer moto.Stop()
-
-	bootstrap := filepath.Join(t.TempDir(), "bootstrap")
-	if err := lambdatest.Build(ctx, ".", bootstrap, "", ""); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	ctx, rie, moto := lambdatest.Prepare(t, 3*time.Minute)
+	bootstrap := lambdatest.Bootstrap(t, ctx, lambdatest.Build)
+	testbackends.FakeAWSCredentials(t)
 	table := fmt.Sprintf("worker-rie-%d", time.Now().UnixNano())
 	store, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: moto.URL, Table: table, CreateTable: true, SerializeWrites: true}, nil)
 	if err != nil {

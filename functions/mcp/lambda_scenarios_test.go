@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -11,11 +16,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
+	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // In Lambda every request needs a credential (LEDGER_AUTH=required). The
@@ -155,9 +161,7 @@ func lambdaRESTRequests(t *testing.T, invoke lamInvoke) {
 // table directly, as `people add --password-stdin` would.
 func lamAddPerson(t *testing.T, ctx context.Context, endpoint, table string) {
 	t.Helper()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "us-east-1")
+	testbackends.FakeAWSCredentials(t)
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)
@@ -293,4 +297,206 @@ func lambdaPeopleRequests(t *testing.T, invoke lamInvoke) {
 		t.Fatalf("MCP with a signed-out session: HTTP %d, want 401", r.HTTP.StatusCode)
 	}
 	lamSignIn(t, invoke)
+}
+
+// OAuth through API Gateway events, as deployed: the issuer is the API's
+// own URL, learned from the event (LEDGER_BASE_URL is empty in these
+// tests), the metadata documents name it, a 401 points to them, and a
+// client registers, is approved by the signed-in person on the board,
+// exchanges its code, calls MCP with the access token, refreshes, and
+// revokes. lamCookie must hold a signed-in session.
+
+const lamIssuer = "https://" + lamDomain
+
+// lamQuery is a GET with a query string as API Gateway delivers it.
+func lamQuery(path string, q url.Values, h map[string]string) events.APIGatewayV2HTTPRequest {
+	ev := lambdatest.HTTPEvent(lamDomain, http.MethodGet, path, h, nil)
+	ev.RawQueryString = q.Encode()
+	return ev
+}
+
+var lamHidden = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+
+func lambdaOAuth(t *testing.T, invoke lamInvoke) {
+	t.Helper()
+	saved := lamToken
+	lamToken = ""
+	defer func() { lamToken = saved }()
+	ok := func(what string, r lamReply, status int) lamReply {
+		t.Helper()
+		if r.HTTP.StatusCode != status {
+			t.Fatalf("OAuth %s: HTTP %d %v %q, want %d", what, r.HTTP.StatusCode, r.HTTP.Headers, r.HTTP.Body, status)
+		}
+		return r
+	}
+	decode := func(what string, r lamReply, v any) {
+		t.Helper()
+		if err := json.Unmarshal([]byte(r.HTTP.Body), v); err != nil {
+			t.Fatalf("OAuth %s: %v: %q", what, err, r.HTTP.Body)
+		}
+	}
+
+	var asm oauthex.AuthServerMeta
+	decode("AS metadata", ok("AS metadata", lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/.well-known/oauth-authorization-server", nil, nil)), http.StatusOK), &asm)
+	if asm.Issuer != lamIssuer || asm.TokenEndpoint != lamIssuer+"/oauth/token" || asm.AuthorizationEndpoint != lamIssuer+"/oauth/authorize" ||
+		asm.RegistrationEndpoint != lamIssuer+"/oauth/register" || !asm.ClientIDMetadataDocumentSupported {
+		t.Fatalf("AS metadata behind API Gateway: %+v, want the API's own URL as issuer and endpoints", asm)
+	}
+	var prm oauthex.ProtectedResourceMetadata
+	decode("resource metadata", ok("resource metadata", lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/.well-known/oauth-protected-resource/mcp", nil, nil)), http.StatusOK), &prm)
+	if prm.Resource != lamIssuer+"/mcp" || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != lamIssuer {
+		t.Fatalf("resource metadata: %+v", prm)
+	}
+	cookie := lamCookie
+	lamCookie = ""
+	r := lamSend(t, invoke, lamRPCEvent(lamLegacy, 1, "tools/list", nil))
+	lamCookie = cookie
+	if want := `resource_metadata="` + lamIssuer + `/.well-known/oauth-protected-resource/mcp"`; r.HTTP.StatusCode != http.StatusUnauthorized ||
+		!strings.Contains(lamHeader(r.HTTP, "WWW-Authenticate"), want) {
+		t.Fatalf("MCP without a credential: HTTP %d, WWW-Authenticate %q, want 401 naming %s", r.HTTP.StatusCode, lamHeader(r.HTTP, "WWW-Authenticate"), want)
+	}
+
+	// Registration, as claude.ai sends it.
+	redirect := "https://claude.ai/api/mcp/auth_callback"
+	reg, _ := json.Marshal(map[string]any{"client_name": "Claude", "redirect_uris": []string{redirect},
+		"grant_types": []string{"authorization_code", "refresh_token"}, "token_endpoint_auth_method": "client_secret_post"})
+	var client oauthex.ClientRegistrationResponse
+	decode("registration", ok("registration", lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodPost, "/oauth/register",
+		map[string]string{"content-type": "application/json"}, reg)), http.StatusCreated), &client)
+
+	// The person approves on the board.
+	b := make([]byte, 32)
+	rand.Read(b)
+	verifier := base64.RawURLEncoding.EncodeToString(b)
+	sum := sha256.Sum256([]byte(verifier))
+	q := url.Values{"response_type": {"code"}, "client_id": {client.ClientID}, "redirect_uri": {redirect}, "state": {"lambda-state"},
+		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {lamIssuer + "/mcp"}}
+	page := ok("approval page", lamSend(t, invoke, lamQuery("/oauth/authorize", q, map[string]string{"cookie": lamCookie})), http.StatusOK)
+	form := url.Values{}
+	for _, m := range lamHidden.FindAllStringSubmatch(page.HTTP.Body, -1) {
+		form.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+	}
+	form.Set("agent_name", "claude")
+	form.Set("decision", "allow")
+	approved := ok("approve", lamSend(t, invoke, lamForm("/oauth/authorize", form)), http.StatusSeeOther)
+	back, err := url.Parse(lamHeader(approved.HTTP, "Location"))
+	if err != nil || !strings.HasPrefix(back.String(), redirect+"?") || back.Query().Get("iss") != lamIssuer || back.Query().Get("state") != "lambda-state" {
+		t.Fatalf("approve redirected to %q, want the redirect URI with code, state and iss %s", lamHeader(approved.HTTP, "Location"), lamIssuer)
+	}
+
+	// The code exchange, through API Gateway.
+	tokenEvent := func(f url.Values) events.APIGatewayV2HTTPRequest {
+		return lambdatest.HTTPEvent(lamDomain, http.MethodPost, "/oauth/token", map[string]string{"content-type": "application/x-www-form-urlencoded"},
+			[]byte(f.Encode()))
+	}
+	var tok struct {
+		AccessToken  string `json:"access_token"`
+		RefreshToken string `json:"refresh_token"`
+		TokenType    string `json:"token_type"`
+	}
+	exchanged := ok("code exchange", lamSend(t, invoke, tokenEvent(url.Values{"grant_type": {"authorization_code"}, "code": {back.Query().Get("code")},
+		"redirect_uri": {redirect}, "client_id": {client.ClientID}, "code_verifier": {verifier}})), http.StatusOK)
+	decode("code exchange", exchanged, &tok)
+	if tok.TokenType != "Bearer" || lamHeader(exchanged.HTTP, "Cache-Control") != "no-store" {
+		t.Fatalf("token answer %q %v", exchanged.HTTP.Body, exchanged.HTTP.Headers)
+	}
+
+	// MCP as ai:claude for the person, with the access token.
+	lamToken = tok.AccessToken
+	res := lamOK[board.TicketResult](t, invoke, lamLegacy, "create_ticket", map[string]any{"request_id": "lambda-oauth-1", "workspace": "inbox", "title": "Through a connector"})
+	if res.Ticket.CreatedBy != lamAuthor {
+		t.Fatalf("created by %s, want %s", res.Ticket.CreatedBy, lamAuthor)
+	}
+	lamToken = ""
+	decode("refresh", ok("refresh", lamSend(t, invoke, tokenEvent(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken},
+		"client_id": {client.ClientID}})), http.StatusOK), &tok)
+	lamToken = tok.AccessToken
+	if again := lamOK[board.TicketResult](t, invoke, lamLegacy, "create_ticket", map[string]any{"request_id": "lambda-oauth-1", "workspace": "inbox",
+		"title": "Through a connector"}); !again.Replayed {
+		t.Fatalf("the retry after the refresh = %+v, want the replay", again)
+	}
+	lamToken = ""
+	ok("revoke", lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodPost, "/oauth/revoke",
+		map[string]string{"content-type": "application/x-www-form-urlencoded"}, []byte(url.Values{"token": {tok.RefreshToken}, "client_id": {client.ClientID}}.Encode()))), http.StatusOK)
+	lamToken = tok.AccessToken
+	if r := lamSend(t, invoke, lamRPCEvent(lamLegacy, 1, "tools/list", nil)); r.HTTP.StatusCode != http.StatusUnauthorized ||
+		!strings.Contains(lamHeader(r.HTTP, "WWW-Authenticate"), `error="invalid_token"`) {
+		t.Fatalf("MCP after the revocation: HTTP %d %v, want 401 invalid_token", r.HTTP.StatusCode, r.HTTP.Headers)
+	}
+}
+
+// lambdaLivePoll is the live board's poll through API Gateway's event and
+// the Lambda handler, as a browser sends it: the marker comes back as an
+// ETag, 304 while nothing changed (the adapter passes an empty body and
+// the header through), 200 with a new ETag after a change. Run inside
+// TestLambdaPolicyCoversStoreRequests, so the IAM policy is checked
+// against the poll's requests too.
+func lambdaLivePoll(t *testing.T, invoke lamInvoke) {
+	t.Helper()
+	poll := func(path, etag string) lamReply {
+		t.Helper()
+		h := map[string]string{"cookie": lamCookie}
+		if etag != "" {
+			h["if-none-match"] = etag
+		}
+		return lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodGet, path, h, nil))
+	}
+	first := poll("/w/reference/changes", "")
+	etag := lamHeader(first.HTTP, "ETag")
+	if first.HTTP.StatusCode != http.StatusOK || !strings.HasPrefix(etag, `"`) {
+		t.Fatalf("GET /w/reference/changes on Lambda: HTTP %d, ETag %q; want 200 with a strong ETag", first.HTTP.StatusCode, etag)
+	}
+	if cc := lamHeader(first.HTTP, "Cache-Control"); !strings.Contains(cc, "no-cache") {
+		t.Errorf("GET /w/reference/changes on Lambda: Cache-Control %q, want no-cache", cc)
+	}
+	if r := poll("/w/reference/changes", etag); r.HTTP.StatusCode != http.StatusNotModified || r.HTTP.Body != "" {
+		t.Fatalf("an idle poll on Lambda: HTTP %d %q, want 304 with no body", r.HTTP.StatusCode, r.HTTP.Body)
+	}
+	page := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/w/reference", map[string]string{"cookie": lamCookie}, nil))
+	created := lamSend(t, invoke, lamForm("/w/reference/tickets", url.Values{"request_id": {"lam-live-1"}, "title": {"Seen live"},
+		"priority": {"normal"}}))
+	if created.HTTP.StatusCode != http.StatusSeeOther || page.HTTP.StatusCode != http.StatusOK {
+		t.Fatalf("the board page %d, a ticket from it %d %q", page.HTTP.StatusCode, created.HTTP.StatusCode, created.HTTP.Body)
+	}
+	if r := poll("/w/reference/changes", etag); r.HTTP.StatusCode != http.StatusOK || lamHeader(r.HTTP, "ETag") == etag {
+		t.Fatalf("a poll after a change on Lambda: HTTP %d, ETag %q (was %q); want 200 with a new one", r.HTTP.StatusCode, lamHeader(r.HTTP, "ETag"), etag)
+	}
+	id := strings.TrimPrefix(lamHeader(created.HTTP, "Location"), "/tickets/")
+	tp := poll("/tickets/"+id+"/changes", "")
+	if tag := lamHeader(tp.HTTP, "ETag"); tp.HTTP.StatusCode != http.StatusOK || poll("/tickets/"+id+"/changes", tag).HTTP.StatusCode != http.StatusNotModified {
+		t.Fatalf("the ticket %q's marker on Lambda: HTTP %d, ETag %q; want 200, then 304 to it", id, tp.HTTP.StatusCode, tag)
+	}
+}
+
+// lamGateway is API Gateway in front of the functions: each event goes to
+// the function template.yaml routes its method and path to.
+func lamGateway(t *testing.T, functions map[string]lamInvoke) lamInvoke {
+	t.Helper()
+	routes := gatewayRoutes(t, loadTemplate(t))
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		name := routedTo(routes, ev.RequestContext.HTTP.Method, ev.RawPath)
+		invoke, ok := functions[name]
+		if !ok {
+			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%s %s is routed to %q, which this test did not start", ev.RequestContext.HTTP.Method, ev.RawPath, name)
+		}
+		return invoke(ctx, ev)
+	}
+}
+
+// lambdaBoardIsNotFound: the agents' build has no board, so a board's path
+// that reaches it (API Gateway sends none there) is not found, while its
+// own paths answer.
+func lambdaBoardIsNotFound(t *testing.T, invoke lamInvoke) {
+	t.Helper()
+	for _, c := range []struct {
+		method, path string
+	}{{http.MethodGet, "/"}, {http.MethodGet, "/signin"}, {http.MethodPost, "/signin"}, {http.MethodGet, "/static/board.css"}, {http.MethodGet, "/oauth/authorize"}} {
+		r := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, c.method, c.path, nil, nil))
+		if r.HTTP.StatusCode != http.StatusNotFound {
+			t.Errorf("the agents' build: %s %s answers HTTP %d %q, want 404 (it has no board)", c.method, c.path, r.HTTP.StatusCode, r.HTTP.Body)
+		}
+	}
+	if r := lamSend(t, invoke, lambdatest.HTTPEvent(lamDomain, http.MethodGet, "/.well-known/oauth-authorization-server", nil, nil)); r.HTTP.StatusCode != http.StatusOK {
+		t.Errorf("the agents' build: the OAuth metadata answers HTTP %d, want 200", r.HTTP.StatusCode)
+	}
 }
