@@ -12,7 +12,10 @@ import (
 // only by name), so a reader of the history or the feed needs no second
 // read to say what happened.
 func TestEventsCarryTitleAndValues(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	onEachStore(t, envOptions{}, func(t *testing.T, e *env) { eventsCarryTitleAndValues(t, e) })
+}
+
+func eventsCarryTitleAndValues(t *testing.T, e *env) {
 	cs := connect(t, e.URL, modernVersion, nil)
 	made := call[board.TicketResult](t, cs, "create_ticket", map[string]any{"request_id": "c", "workspace": "inbox", "title": "Old title",
 		"tags": []string{"a"}, "owner": "human"})
