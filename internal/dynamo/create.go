@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -34,6 +35,13 @@ const DefaultCounterRaceBudget = 20 * time.Second
 // create is built again with the right number.
 func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
+	if err := s.beforeCreate(ctx, tx, now); err != nil {
+		var exists *ledger.ExistsError
+		if errors.As(err, &exists) {
+			s.answered.add(tx.Request.Key)
+		}
+		return ledger.Record{}, err
+	}
 	// Creates in one workspace would only collide on its counter.
 	unlock, err := s.locks.lock(ctx, "workspace\x00"+tx.Workspace)
 	if err != nil {
@@ -80,11 +88,15 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			s.cache.setNext(tx.Workspace, number+1)
 			s.cache.moved(tx.Workspace, "", plan.Ticket.Status)
 			s.indexLater(ctx, words)
+			s.answered.add(rec.Key)
 			return rec, nil
 		case c.failedAt(createRecord):
 			verdict, old, err := s.existingRecord(ctx, rec.Key, c.old[createRecord], now, w)
 			if err != nil {
 				return ledger.Record{}, err
+			}
+			if verdict != recordFree {
+				s.answered.add(rec.Key)
 			}
 			switch verdict {
 			case recordOurs:
