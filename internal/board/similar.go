@@ -52,7 +52,9 @@ type SimilarStore interface {
 	// SimilarCandidates reads, for each word, the numbers of the
 	// SimilarPerWord newest tickets of the workspace with the word in their
 	// title, picks the candidates with SimilarCandidateNumbers, and returns
-	// those tickets (in its order; any it cannot find are left out).
+	// those tickets (in its order; any it cannot find are left out). Only
+	// their ID, Workspace, Number, Title, Status and Owner are read by the
+	// rule and shown: a store may leave the other fields empty.
 	// ErrNotFound when the workspace does not exist; *PolicyError (nothing
 	// read) when its policy is not in q.Readable.
 	SimilarCandidates(ctx context.Context, q SimilarQuery) ([]Ticket, error)

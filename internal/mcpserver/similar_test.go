@@ -50,7 +50,7 @@ func TestCreateTicketAnswersSimilar(t *testing.T) {
 // DynamoDB endpoint under LEDGER_TEST_STORE=dynamodb.
 func TestCreateTicketReplayAnswersTheFirstAnswer(t *testing.T) {
 	onStoresAndRevisions(t, func(t *testing.T, e *env, cs *mcpSession) {
-		call[board.CreatedTicket](t, cs, "create_ticket", map[string]any{"request_id": "r1", "workspace": "inbox", "title": "Login fails on Safari"})
+		call[board.CreatedTicket](t, cs, "create_ticket", map[string]any{"request_id": "r1", "workspace": "inbox", "title": "Login fails on Safari", "owner": "ai:tester"})
 		args := map[string]any{"request_id": "r2", "workspace": "inbox", "title": "Safari login fails again"}
 		first := createdText(t, callRaw(t, cs, "create_ticket", args))
 		call[board.CreatedTicket](t, cs, "create_ticket", map[string]any{"request_id": "r3", "workspace": "inbox", "title": "Safari login fails on Monday"})
@@ -65,7 +65,8 @@ func TestCreateTicketReplayAnswersTheFirstAnswer(t *testing.T) {
 		if err := json.Unmarshal([]byte(replay), &got); err != nil {
 			t.Fatal(err)
 		}
-		if len(got.Similar) != 1 || got.Similar[0].ID != "inbox-1" || got.Similar[0].Title != "Login fails on Safari" {
+		if len(got.Similar) != 1 || got.Similar[0].ID != "inbox-1" || got.Similar[0].Title != "Login fails on Safari" ||
+			got.Similar[0].Owner == nil || *got.Similar[0].Owner != "ai:tester" || got.Similar[0].URL != "http://board.test/tickets/inbox-1" {
 			t.Errorf("replayed similar = %+v, want inbox-1 as it was named then", got.Similar)
 		}
 		// What a lookup made now says, so the comparison above is not

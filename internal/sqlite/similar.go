@@ -42,15 +42,31 @@ var similarNumbersSQL = func() string {
 // limit per word).
 const similarWordArg = 4
 
-// similarRowsSQL reads the candidates' rows: up to board.SimilarCandidates
+// similarRowsSQL reads the candidates: up to board.SimilarCandidates
 // numbers, the slots not needed bound to NULL (which IN never matches).
+// Only similarColumns: an answer shows no other field of a similar
+// ticket, and the body (up to 64 KB), tags and links would be read and
+// decoded for nothing.
 var similarRowsSQL = func() string {
 	slots := make([]string, board.SimilarCandidates)
 	for i := range slots {
 		slots[i] = fmt.Sprintf("?%d", 2+i)
 	}
-	return `SELECT ` + ticketColumns + ` FROM tickets WHERE workspace = ?1 AND number IN (` + strings.Join(slots, ", ") + `)`
+	return `SELECT ` + similarColumns + ` FROM tickets WHERE workspace = ?1 AND number IN (` + strings.Join(slots, ", ") + `)`
 }()
+
+// similarColumns are the fields of a candidate the similar tickets' rule
+// and answer read (board.SimilarCandidates' contract).
+const similarColumns = `id, workspace, number, title, status, owner`
+
+// scanCandidate reads similarColumns.
+func scanCandidate(row scanner) (board.Ticket, error) {
+	var t board.Ticket
+	var owner sql.NullString
+	err := row.Scan(&t.ID, &t.Workspace, &t.Number, &t.Title, &t.Status, &owner)
+	t.Owner = stringPtr(owner)
+	return t, err
+}
 
 // SimilarCandidates reads, in one read transaction, the workspace's policy,
 // each word's newest title matches from the word index (searchschema.go),
@@ -65,15 +81,18 @@ func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]
 		return nil, err
 	}
 	defer tx.Rollback()
+	// The policy and the word index's key only: the rest of the row
+	// (name, counts) is not needed here.
 	var wsKey int64
-	w, err := scanWorkspace(tx.QueryRowContext(ctx, `SELECT `+workspaceColumns+`, ws_key FROM workspaces WHERE slug = ?`, q.Workspace), &wsKey)
+	var policy board.AIPolicy
+	err = tx.QueryRowContext(ctx, `SELECT ai_policy, ws_key FROM workspaces WHERE slug = ?`, q.Workspace).Scan(&policy, &wsKey)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, board.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := board.CheckPolicy(q.Readable, w.AIPolicy); err != nil {
+	if err := board.CheckPolicy(q.Readable, policy); err != nil {
 		return nil, err
 	}
 	perWord, err := similarNumbers(ctx, tx, wsKey<<ftsShift, q.Words)
@@ -135,7 +154,7 @@ func similarRows(ctx context.Context, tx *sql.Tx, workspace string, numbers []in
 	defer rows.Close()
 	found := make([]board.Ticket, 0, len(numbers))
 	for rows.Next() {
-		t, err := scanTicket(rows)
+		t, err := scanCandidate(rows)
 		if err != nil {
 			return nil, err
 		}
