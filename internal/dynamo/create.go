@@ -29,10 +29,12 @@ const DefaultCounterRaceBudget = 20 * time.Second
 
 // CreateTicket commits the request record, the ticket, the workspace's
 // counter and counts, and the event in one transaction. The number comes
-// from this process's cache of the workspace's counter: warm, a create is
+// from this process's cache of the workspace's counter: warm, the write is
 // one request. The transaction's condition on the counter catches a stale
 // cache; the failed condition returns the workspace item (ALL_OLD), and the
-// create is built again with the right number.
+// create is built again with the right number. Before all that,
+// beforeCreate answers the replays it can find in one request and makes
+// the answer's own reads, the similar tickets (createreplay.go).
 func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
 	if err := s.beforeCreate(ctx, tx, now); err != nil {
@@ -50,8 +52,9 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 	defer unlock()
 
 	if s.cache.next(tx.Workspace) == 0 {
-		// Cold: read the record and the workspace together, so a replay
-		// costs this one request and a create two.
+		// Cold (beforeCreate warmed it, but a lost race reset it since):
+		// read the record and the workspace together, so a replay costs
+		// this one request.
 		if err := s.warmForCreate(ctx, tx, now); err != nil {
 			return ledger.Record{}, err
 		}
