@@ -52,7 +52,9 @@ type SimilarStore interface {
 	// SimilarCandidates reads, for each word, the numbers of the
 	// SimilarPerWord newest tickets of the workspace with the word in their
 	// title, picks the candidates with SimilarCandidateNumbers, and returns
-	// those tickets (in its order; any it cannot find are left out).
+	// those tickets (in its order; any it cannot find are left out). Only
+	// their ID, Workspace, Number, Title, Status and Owner are read by the
+	// rule and shown: a store may leave the other fields empty.
 	// ErrNotFound when the workspace does not exist; *PolicyError (nothing
 	// read) when its policy is not in q.Readable.
 	SimilarCandidates(ctx context.Context, q SimilarQuery) ([]Ticket, error)
@@ -209,29 +211,39 @@ func (s *Service) SimilarTickets(ctx context.Context, in SimilarInput) ([]Simila
 }
 
 // CreatedTicket answers create_ticket: the ticket written (exactly once,
-// as TicketResult) and the open tickets like it, found when answering.
+// as TicketResult) and the open tickets like it, found once before the
+// write and stored with the result.
 type CreatedTicket struct {
 	TicketResult
 	// Similar are up to MaxSimilar open tickets of the workspace whose
 	// titles share most words with this one (the ticket itself never):
 	// look at them, and add a note to one instead if it is the same
-	// matter. Found afresh for every answer, a replay's too.
+	// matter. Found when the ticket was created and stored with it, so a
+	// replay answers the same ones (a record stored without them answers
+	// none).
 	Similar []SimilarTicket `json:"similar" jsonschema:"up to 3 open tickets of the workspace whose titles share most words with this one: if one is the same matter, add a note there"`
 }
 
 // CreateTicketFindingSimilar creates a ticket (CreateTicket) and answers it
-// with the similar tickets. Finding them never fails the create: when the
-// lookup fails the write stands, the failure is logged and Similar is
-// empty.
+// with the similar tickets, found once before the write and stored with
+// its result: a replay answers exactly what the first answer said. Finding
+// them never fails the create: when the lookup fails the write stands, the
+// failure is logged and Similar is empty (and stays so on a replay).
 func (s *Service) CreateTicketFindingSimilar(ctx context.Context, in CreateTicketInput) (CreatedTicket, error) {
-	res, err := s.CreateTicket(ctx, in)
+	return s.createTicket(ctx, in, true)
+}
+
+// similarForCreate looks up the similar tickets of a ticket about to be
+// created in workspace with title (it does not exist yet, so nothing is
+// excluded). A failure answers none; a workspace that is missing or hidden
+// from the caller is logged by nothing here, since the write refuses it.
+func (s *Service) similarForCreate(ctx context.Context, workspace, title string) []SimilarTicket {
+	similar, err := s.SimilarTickets(ctx, SimilarInput{Workspace: workspace, Title: title})
 	if err != nil {
-		return CreatedTicket{}, err
+		if ErrorCode(err) != CodeNotFound {
+			s.log.Warn("finding similar tickets for a new ticket failed; answered without them", "workspace", workspace, "err", err)
+		}
+		return []SimilarTicket{}
 	}
-	similar, err := s.SimilarTickets(ctx, SimilarInput{Workspace: res.Ticket.Workspace, Title: res.Ticket.Title, Exclude: res.Ticket.ID})
-	if err != nil {
-		s.log.Warn("finding similar tickets for a new ticket failed; answered without them", "ticket", res.Ticket.ID, "err", err)
-		similar = []SimilarTicket{}
-	}
-	return CreatedTicket{TicketResult: res, Similar: similar}, nil
+	return similar
 }

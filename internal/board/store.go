@@ -201,7 +201,15 @@ type CreateTx struct {
 	Workspace string
 	// AllowedPolicies: nil allows any; AI callers pass read_write only.
 	AllowedPolicies []AIPolicy
-	Build           func(number int64) (CreatePlan, error)
+	// LookUp makes the reads the answer needs besides the write (the
+	// similar tickets create_ticket answers, kept in the result so a
+	// replay says what the first answer said); nil when there are none.
+	// A store calls it at most once, before the first Build, outside its
+	// write lock so those reads run beside other writes, and may skip it
+	// when it already knows the call is a replay (the record answers
+	// that). Build calls it itself if the store has not.
+	LookUp func(ctx context.Context)
+	Build  func(number int64) (CreatePlan, error)
 }
 
 // SaveTx asks a store to change a ticket.

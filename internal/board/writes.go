@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
@@ -20,52 +21,89 @@ const (
 	ToolAddNote      = "add_note"
 )
 
-// CreateTicket creates a ticket exactly once per request_id.
+// CreateTicket creates a ticket exactly once per request_id (without the
+// similar tickets: CreateTicketFindingSimilar answers those too).
 func (s *Service) CreateTicket(ctx context.Context, in CreateTicketInput) (TicketResult, error) {
+	c, err := s.createTicket(ctx, in, false)
+	return c.TicketResult, err
+}
+
+// createTicket creates a ticket exactly once per request_id. With
+// findSimilar the similar tickets are looked up once, before the write
+// (CreateTx.LookUp), and stored with the result in the request record, so
+// a replay answers exactly what the first answer said, from the record
+// alone. Without it the stored result is the TicketResult alone.
+func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSimilar bool) (CreatedTicket, error) {
 	if err := in.Validate(); err != nil {
-		return TicketResult{}, err
+		return CreatedTicket{}, err
 	}
 	p := PrincipalFrom(ctx)
 	rec, canonical, err := s.prepare(p, ToolCreateTicket, in.RequestID, in)
 	if err != nil {
-		return TicketResult{}, err
+		return CreatedTicket{}, err
 	}
 	var allowed []AIPolicy
 	if p.IsAI() {
 		allowed = []AIPolicy{PolicyReadWrite}
 	}
 	now := rec.CreatedAt
+	fields := in.ticketFields()
 	// The answer Build made last and its encoding: a store commits what the
 	// last Build returned, so the committed result needs no decoding back.
-	var built TicketResult
+	var built CreatedTicket
 	var builtJSON []byte
+	var similar []SimilarTicket
+	var lookedUp sync.Once
+	lookUp := func(ctx context.Context) {
+		lookedUp.Do(func() { similar = s.similarForCreate(ctx, in.Workspace, fields.Title) })
+	}
 	tx := CreateTx{
 		Request:         rec,
 		Workspace:       in.Workspace,
 		AllowedPolicies: allowed,
 		Build: func(number int64) (CreatePlan, error) {
-			t, ev := s.newTicket(in.Workspace, number, in.ticketFields(), p, p.Source, in.RequestID, now)
-			built = TicketResult{RequestID: in.RequestID, Ticket: t}
-			result, err := json.Marshal(built)
+			t, ev := s.newTicket(in.Workspace, number, fields, p, p.Source, in.RequestID, now)
+			built = CreatedTicket{TicketResult: TicketResult{RequestID: in.RequestID, Ticket: t}}
+			var result []byte
+			var err error
+			if findSimilar {
+				lookUp(ctx) // once: a store that builds again keeps what was found
+				built.Similar = similar
+				result, err = json.Marshal(built)
+			} else {
+				result, err = json.Marshal(built.TicketResult)
+			}
 			builtJSON = result
 			return CreatePlan{Ticket: t, Event: ev, Result: result}, err
 		},
 	}
+	if findSimilar {
+		tx.LookUp = lookUp
+	}
 	stored, err := s.store.CreateTicket(ctx, tx)
 	var exists *ledger.ExistsError
 	var denied *PolicyError
+	var out CreatedTicket
 	switch {
 	case errors.As(err, &exists):
-		return replayAs[TicketResult](ctx, s, exists.Record, ledgerCall{p: p, tool: ToolCreateTicket, canonical: canonical,
+		out, err = replayAs[CreatedTicket](ctx, s, exists.Record, ledgerCall{p: p, tool: ToolCreateTicket, canonical: canonical,
 			fingerprint: rec.Fingerprint, workspace: in.Workspace})
 	case errors.Is(err, ErrNotFound):
-		return TicketResult{}, workspaceNotFound(in.Workspace)
+		return CreatedTicket{}, workspaceNotFound(in.Workspace)
 	case errors.As(err, &denied):
-		return TicketResult{}, writeDenied(p, in.Workspace, denied.Policy)
+		return CreatedTicket{}, writeDenied(p, in.Workspace, denied.Policy)
 	case err != nil:
-		return TicketResult{}, s.storeFailure(err)
+		return CreatedTicket{}, s.storeFailure(err)
+	default:
+		out, err = committed(s, stored.Result, built, builtJSON)
 	}
-	return committed(s, stored.Result, built, builtJSON)
+	if out.Similar == nil {
+		// A record stored without similar tickets (by CreateTicket, or
+		// before they were stored) answers none: a replay is answered from
+		// the record alone, never from a lookup made now.
+		out.Similar = []SimilarTicket{}
+	}
+	return out, err
 }
 
 // committed is the answer to a write that committed result: the value the

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -28,12 +29,21 @@ const DefaultCounterRaceBudget = 20 * time.Second
 
 // CreateTicket commits the request record, the ticket, the workspace's
 // counter and counts, and the event in one transaction. The number comes
-// from this process's cache of the workspace's counter: warm, a create is
+// from this process's cache of the workspace's counter: warm, the write is
 // one request. The transaction's condition on the counter catches a stale
 // cache; the failed condition returns the workspace item (ALL_OLD), and the
-// create is built again with the right number.
+// create is built again with the right number. Before all that,
+// beforeCreate answers the replays it can find in one request and makes
+// the answer's own reads, the similar tickets (createreplay.go).
 func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
+	if err := s.beforeCreate(ctx, tx, now); err != nil {
+		var exists *ledger.ExistsError
+		if errors.As(err, &exists) {
+			s.answered.add(tx.Request.Key)
+		}
+		return ledger.Record{}, err
+	}
 	// Creates in one workspace would only collide on its counter.
 	unlock, err := s.locks.lock(ctx, "workspace\x00"+tx.Workspace)
 	if err != nil {
@@ -42,8 +52,9 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 	defer unlock()
 
 	if s.cache.next(tx.Workspace) == 0 {
-		// Cold: read the record and the workspace together, so a replay
-		// costs this one request and a create two.
+		// Cold (beforeCreate warmed it, but a lost race reset it since):
+		// read the record and the workspace together, so a replay costs
+		// this one request.
 		if err := s.warmForCreate(ctx, tx, now); err != nil {
 			return ledger.Record{}, err
 		}
@@ -80,11 +91,15 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			s.cache.setNext(tx.Workspace, number+1)
 			s.cache.moved(tx.Workspace, "", plan.Ticket.Status)
 			s.indexLater(ctx, words)
+			s.answered.add(rec.Key)
 			return rec, nil
 		case c.failedAt(createRecord):
 			verdict, old, err := s.existingRecord(ctx, rec.Key, c.old[createRecord], now, w)
 			if err != nil {
 				return ledger.Record{}, err
+			}
+			if verdict != recordFree {
+				s.answered.add(rec.Key)
 			}
 			switch verdict {
 			case recordOurs:

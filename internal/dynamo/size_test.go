@@ -57,15 +57,22 @@ func worstTicket(kind string, r *rand.Rand) board.Ticket {
 		CreatedAt: now, UpdatedAt: now, CompletedAt: &now, URL: "https://board.example/tickets/x", Version: 1 << 40}
 }
 
-// worstCreateRecord is the request record of creating t.
-func worstCreateRecord(t *testing.T, tk board.Ticket) ledger.Record {
+// worstCreateRecord is the request record of creating t, with the most
+// similar tickets a create answers and stores, each at its limits in text
+// of kind.
+func worstCreateRecord(t *testing.T, tk board.Ticket, kind string, r *rand.Rand) ledger.Record {
 	requestID := strings.Repeat("r", ledger.MaxRequestIDLength)
 	args, err := ledger.CanonicalArgs(board.CreateTicketInput{RequestID: requestID, Workspace: tk.Workspace,
 		Title: tk.Title, Body: tk.Body, Priority: tk.Priority, Owner: *tk.Owner, Due: *tk.Due, Tags: tk.Tags, Links: tk.Links})
 	if err != nil {
 		t.Fatal(err)
 	}
-	result, err := json.Marshal(board.TicketResult{RequestID: requestID, Ticket: tk})
+	similar := make([]board.SimilarTicket, board.MaxSimilar)
+	for i := range similar {
+		similar[i] = board.SimilarTicket{ID: tk.ID, Title: worstText(kind, board.MaxTitle, r), Status: board.StatusWaitingHuman,
+			Owner: tk.Owner, URL: "https://board.example/tickets/" + tk.ID, SharedWords: board.SimilarWords}
+	}
+	result, err := json.Marshal(board.CreatedTicket{TicketResult: board.TicketResult{RequestID: requestID, Ticket: tk}, Similar: similar})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +88,7 @@ func TestWorstCaseItemSizes(t *testing.T) {
 	for _, kind := range []string{"random", "control", "html", "4-byte", "upper-dotted-i"} {
 		t.Run(kind, func(t *testing.T) {
 			tk := worstTicket(kind, r)
-			rec := worstCreateRecord(t, tk)
+			rec := worstCreateRecord(t, tk, kind, r)
 			main, part, err := recordItems(rec, newTxID())
 			if err != nil {
 				t.Fatal(err)

@@ -73,6 +73,9 @@ type Store struct {
 	raceFor   time.Duration
 	// wordsByStream: Config.WordsByStream.
 	wordsByStream bool
+	// answered: the create requests this instance committed or answered
+	// (createreplay.go).
+	answered answeredRequests
 }
 
 var _ board.Store = (*Store)(nil)

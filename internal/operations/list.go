@@ -92,7 +92,7 @@ func All() []Operation {
 				Location: true, ETag: true, Problems: []int{http.StatusForbidden, http.StatusNotFound},
 				Summary: "Create a ticket",
 				Description: fmt.Sprintf("A new ticket in status candidate (as create_ticket); created_by is the credential's author. Exactly once per Idempotency-Key. "+
-					"The answer's similar lists up to %d open tickets of the workspace whose titles share most words with the new one (found afresh for every answer; the ticket is created either way).", board.MaxSimilar)}},
+					"The answer's similar lists up to %d open tickets of the workspace whose titles share most words with the new one (found once, when the ticket is created, and answered again unchanged on a retry; the ticket is created either way).", board.MaxSimilar)}},
 			func(s *board.Service) func(context.Context, board.CreateTicketInput) (board.CreatedTicket, error) {
 				return s.CreateTicketFindingSimilar
 			}),

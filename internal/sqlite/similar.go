@@ -11,49 +11,64 @@ import (
 )
 
 // The similar-tickets lookup runs on every create, so it is built to cost
-// little: the workspace row, then one statement for all of the title's
-// words that reads only the word index (ticket numbers, no ticket row),
-// then one statement for the rows of the few candidates picked from those
-// numbers. Each statement's text is the same whatever the title, so every
-// connection prepares it once and reuses it (stmtcache.go).
+// little: the workspace's policy, then one statement for all of the
+// title's words that reads only the title-word table (titlewords.go:
+// ticket numbers, no ticket row), then one statement for the few
+// candidates picked from those numbers. Each statement's text is the same
+// whatever the title, so every connection prepares it once and reuses it
+// (stmtcache.go).
 
 // similarNumbersSQL answers, for up to board.SimilarWords words, the
 // numbers of each word's newest title matches: rows of (slot, number),
 // slot i for the word bound to ?(similarWordArg+i). A slot bound to NULL
-// (the title has fewer words) is skipped before its match is even parsed:
-// its guard names no table, so SQLite tests it once ahead of the loop (and
-// FTS5 would refuse a NULL match as a syntax error). Each branch walks the
-// word's matches in the workspace's rowid range from the newest down and
-// stops at its limit.
+// (the title has fewer words) is skipped: its guard names no table, so
+// SQLite tests it once ahead of the loop. Each branch is a seek in the
+// title-word table's key to (workspace, word) and a walk from the newest
+// number down, stopped at its limit.
 var similarNumbersSQL = func() string {
 	var b strings.Builder
 	for i := range board.SimilarWords {
 		if i > 0 {
 			b.WriteString("\nUNION ALL\n")
 		}
-		fmt.Fprintf(&b, `SELECT %d, n FROM (SELECT f.rowid - ?1 AS n FROM ticket_words f
-	WHERE ?%[2]d IS NOT NULL AND ticket_words MATCH ?%[2]d AND f.rowid > ?1 AND f.rowid < ?2 ORDER BY f.rowid DESC LIMIT ?3)`, i, similarWordArg+i)
+		fmt.Fprintf(&b, `SELECT %d, n FROM (SELECT number AS n FROM ticket_title_words
+	WHERE ?%[2]d IS NOT NULL AND workspace = ?1 AND word = ?%[2]d ORDER BY number DESC LIMIT ?2)`, i, similarWordArg+i)
 	}
 	return b.String()
 }()
 
 // similarWordArg is the parameter number of the first word in
-// similarNumbersSQL (?1 is the range's low end, ?2 its high end, ?3 the
-// limit per word).
-const similarWordArg = 4
+// similarNumbersSQL (?1 is the workspace, ?2 the limit per word).
+const similarWordArg = 3
 
-// similarRowsSQL reads the candidates' rows: up to board.SimilarCandidates
+// similarRowsSQL reads the candidates: up to board.SimilarCandidates
 // numbers, the slots not needed bound to NULL (which IN never matches).
+// Only similarColumns: an answer shows no other field of a similar
+// ticket, and the body (up to 64 KB), tags and links would be read and
+// decoded for nothing.
 var similarRowsSQL = func() string {
 	slots := make([]string, board.SimilarCandidates)
 	for i := range slots {
 		slots[i] = fmt.Sprintf("?%d", 2+i)
 	}
-	return `SELECT ` + ticketColumns + ` FROM tickets WHERE workspace = ?1 AND number IN (` + strings.Join(slots, ", ") + `)`
+	return `SELECT ` + similarColumns + ` FROM tickets WHERE workspace = ?1 AND number IN (` + strings.Join(slots, ", ") + `)`
 }()
 
+// similarColumns are the fields of a candidate the similar tickets' rule
+// and answer read (board.SimilarCandidates' contract).
+const similarColumns = `id, workspace, number, title, status, owner`
+
+// scanCandidate reads similarColumns.
+func scanCandidate(row scanner) (board.Ticket, error) {
+	var t board.Ticket
+	var owner sql.NullString
+	err := row.Scan(&t.ID, &t.Workspace, &t.Number, &t.Title, &t.Status, &owner)
+	t.Owner = stringPtr(owner)
+	return t, err
+}
+
 // SimilarCandidates reads, in one read transaction, the workspace's policy,
-// each word's newest title matches from the word index (searchschema.go),
+// each word's newest title matches from the title-word table,
 // and the candidate tickets board.SimilarCandidateNumbers picks: three
 // statements, two when no ticket shares enough words.
 func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]board.Ticket, error) {
@@ -65,18 +80,19 @@ func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]
 		return nil, err
 	}
 	defer tx.Rollback()
-	var wsKey int64
-	w, err := scanWorkspace(tx.QueryRowContext(ctx, `SELECT `+workspaceColumns+`, ws_key FROM workspaces WHERE slug = ?`, q.Workspace), &wsKey)
+	// The policy only: the rest of the row (name, counts) is not needed.
+	var policy board.AIPolicy
+	err = tx.QueryRowContext(ctx, `SELECT ai_policy FROM workspaces WHERE slug = ?`, q.Workspace).Scan(&policy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, board.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := board.CheckPolicy(q.Readable, w.AIPolicy); err != nil {
+	if err := board.CheckPolicy(q.Readable, policy); err != nil {
 		return nil, err
 	}
-	perWord, err := similarNumbers(ctx, tx, wsKey<<ftsShift, q.Words)
+	perWord, err := similarNumbers(ctx, tx, q.Workspace, q.Words)
 	if err != nil {
 		return nil, err
 	}
@@ -87,14 +103,13 @@ func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]
 	return similarRows(ctx, tx, q.Workspace, numbers)
 }
 
-// similarNumbers runs similarNumbersSQL for words in the workspace whose
-// word-index rowids start above base: perWord[i] are word i's numbers,
-// newest first.
-func similarNumbers(ctx context.Context, tx *sql.Tx, base int64, words []string) ([][]int64, error) {
+// similarNumbers runs similarNumbersSQL for words in workspace:
+// perWord[i] are word i's numbers, newest first.
+func similarNumbers(ctx context.Context, tx *sql.Tx, workspace string, words []string) ([][]int64, error) {
 	args := make([]any, similarWordArg-1+board.SimilarWords)
-	args[0], args[1], args[2] = base, base+1<<ftsShift, board.SimilarPerWord
+	args[0], args[1] = workspace, board.SimilarPerWord
 	for i, word := range words {
-		args[similarWordArg-1+i] = `title_words : "` + word + `"`
+		args[similarWordArg-1+i] = word
 	}
 	rows, err := tx.QueryContext(ctx, similarNumbersSQL, args...)
 	if err != nil {
@@ -135,7 +150,7 @@ func similarRows(ctx context.Context, tx *sql.Tx, workspace string, numbers []in
 	defer rows.Close()
 	found := make([]board.Ticket, 0, len(numbers))
 	for rows.Next() {
-		t, err := scanTicket(rows)
+		t, err := scanCandidate(rows)
 		if err != nil {
 			return nil, err
 		}

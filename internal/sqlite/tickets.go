@@ -177,7 +177,13 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 	// The request record is looked up only inside the write (claimKey): a
 	// look on a read connection first would spare a retry its place in the
 	// write queue, but cost every new create a read transaction of its own
-	// (about a tenth of its CPU), and retries are the rare case.
+	// (about a tenth of its CPU), and retries are the rare case. For the
+	// same reason the answer's own reads (the similar tickets) run before
+	// the write, on a read connection beside other writes, even for a
+	// retry, whose answer is the record's all the same.
+	if tx.LookUp != nil {
+		tx.LookUp(ctx)
+	}
 	var stored ledger.Record
 	err := s.inTx(ctx, func(ctx context.Context, dbtx *sql.Tx) error {
 		if err := claimKey(ctx, dbtx, tx.Request.Key, tx.Request.CreatedAt); err != nil {

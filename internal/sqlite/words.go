@@ -19,6 +19,9 @@ import (
 const wordsFunc = "ledger_words"
 
 var registerFunctions = sync.OnceValue(func() error {
+	if err := modernc.RegisterDeterministicScalarFunction(titleWordsFunc, 1, titleWordsJSON); err != nil {
+		return err
+	}
 	return modernc.RegisterDeterministicScalarFunction(wordsFunc, 4,
 		func(_ *modernc.FunctionContext, args []driver.Value) (driver.Value, error) {
 			part, _ := args[0].(int64)
