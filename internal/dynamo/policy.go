@@ -13,7 +13,7 @@ import (
 // *board.PolicyError when its policy is not in readable. So a ticket the
 // caller may not see costs no more than an absent one: nothing of it is read.
 func (s *Store) readableWorkspace(ctx context.Context, slug string, readable []board.AIPolicy) (board.AIPolicy, error) {
-	policy, _, err := s.workspacePolicyCounts(ctx, slug)
+	policy, err := s.WorkspacePolicy(ctx, slug)
 	if err != nil {
 		return "", err
 	}
@@ -21,8 +21,12 @@ func (s *Store) readableWorkspace(ctx context.Context, slug string, readable []b
 }
 
 // WorkspacePolicy answers from the cache when the policy was read within
-// PolicyTTL (no request), otherwise with one consistent GetItem.
+// PolicyTTL (no request), otherwise with one consistent Query of the
+// workspace and its count shards (which the cache keeps too).
 func (s *Store) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolicy, error) {
+	if p, ok := s.cache.policyOnly(slug, s.policyTTL); ok {
+		return p, nil
+	}
 	policy, _, err := s.workspacePolicyCounts(ctx, slug)
 	return policy, err
 }
@@ -34,15 +38,14 @@ func (s *Store) workspacePolicyCounts(ctx context.Context, slug string) (board.A
 		return p, counts, nil
 	}
 	since := s.cache.epoch()
-	item, err := s.getItem(ctx, workspaceKey(slug))
+	w, ok, err := s.readWorkspace(ctx, slug)
 	if err != nil {
 		return "", nil, err
 	}
-	if item == nil {
+	if !ok {
 		s.cache.forget(slug)
 		return "", nil, board.ErrNotFound
 	}
-	w := decodeWorkspace(item)
 	s.cache.remember(w, since)
 	return w.Workspace.AIPolicy, w.Workspace.Counts, nil
 }

@@ -69,6 +69,11 @@ type Store struct {
 	log       *slog.Logger
 	cache     *workspaceCache
 	locks     keyLocks
+	// leases: this instance's blocks of ticket numbers and count-shard
+	// slots (numbers.go, countshards.go).
+	leases leases
+	// policyReads: the policy each LoadForWrite read, for its SaveTicket.
+	policyReads policyReads
 	serialize bool
 	raceFor   time.Duration
 	// wordsByStream: Config.WordsByStream.
@@ -134,7 +139,6 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	for i, w := range seed {
 		keys[i] = workspaceKey(w.Slug)
 	}
-	since := s.cache.epoch()
 	found, err := s.batchGet(ctx, keys)
 	var missing *types.ResourceNotFoundException
 	if errors.As(err, &missing) {
@@ -145,7 +149,8 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	}
 	for i, w := range seed {
 		if item := found[i]; item != nil {
-			s.cache.remember(decodeWorkspace(item), since)
+			w := decodeWorkspace(item).Workspace
+			s.cache.setPolicy(w.Slug, w.AIPolicy)
 			continue
 		}
 		c, err := s.commit(ctx, []types.TransactWriteItem{s.put(workspaceItem(w), "attribute_not_exists(#pk)",
