@@ -164,13 +164,18 @@ func (s *Store) startCreate(ctx context.Context, tx board.CreateTx, now time.Tim
 	if err != nil {
 		return err
 	}
-	if judgeRecord(rec, txid, now, writeAttempts{}) == recordTaken {
-		return &ledger.ExistsError{Record: *rec}
+	var policy board.AIPolicy
+	if found[1] != nil {
+		policy = decodeWorkspace(found[1]).Workspace.AIPolicy
+		s.cache.setPolicy(tx.Workspace, policy) // what a replay's answer needs too
 	}
-	if found[1] == nil {
+	switch {
+	case judgeRecord(rec, txid, now, writeAttempts{}) == recordTaken:
+		return &ledger.ExistsError{Record: *rec}
+	case found[1] == nil:
 		return board.ErrNotFound
 	}
-	if err := board.CheckPolicy(tx.AllowedPolicies, decodeWorkspace(found[1]).Workspace.AIPolicy); err != nil {
+	if err := board.CheckPolicy(tx.AllowedPolicies, policy); err != nil {
 		return err
 	}
 	return leaseErr

@@ -228,15 +228,21 @@ func (s *Store) initCounter(ctx context.Context, slug string) error {
 	if item == nil {
 		return board.ErrNotFound
 	}
-	counter := counterKey(slug)
-	counter[attrCounterNext] = num(max(decodeWorkspace(item).Next, 1))
-	counter[attrSlots] = num(0)
-	c, err := s.commit(ctx, []types.TransactWriteItem{s.put(counter, "attribute_not_exists(#pk)", absent, nil, false)})
-	if err != nil {
+	// Refused: another instance made it, from the same item.
+	if _, err := s.commit(ctx, []types.TransactWriteItem{s.newCounter(slug, max(decodeWorkspace(item).Next, 1))}); err != nil {
 		return fmt.Errorf("dynamo: making the counter of workspace %s: %w", slug, err)
 	}
-	_ = c // refused: another instance made it, from the same item
 	return nil
+}
+
+// newCounter puts a workspace's counter item at next, if it is absent: in
+// the transaction that creates the workspace, or from an older workspace
+// item (initCounter).
+func (s *Store) newCounter(slug string, next int64) types.TransactWriteItem {
+	counter := counterKey(slug)
+	counter[attrCounterNext] = num(next)
+	counter[attrSlots] = num(0)
+	return s.put(counter, "attribute_not_exists(#pk)", absent, nil, false)
 }
 
 // counterNext reads where a workspace's counter stands (0: no counter item

@@ -21,18 +21,28 @@ func (s *Store) readableWorkspace(ctx context.Context, slug string, readable []b
 }
 
 // WorkspacePolicy answers from the cache when the policy was read within
-// PolicyTTL (no request), otherwise with one consistent Query of the
-// workspace and its count shards (which the cache keeps too).
+// PolicyTTL (no request), otherwise with one consistent GetItem of the
+// workspace item.
 func (s *Store) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolicy, error) {
 	if p, ok := s.cache.policyOnly(slug, s.policyTTL); ok {
 		return p, nil
 	}
-	policy, _, err := s.workspacePolicyCounts(ctx, slug)
-	return policy, err
+	item, err := s.getItem(ctx, workspaceKey(slug))
+	if err != nil {
+		return "", err
+	}
+	if item == nil {
+		s.cache.forget(slug)
+		return "", board.ErrNotFound
+	}
+	p := decodeWorkspace(item).Workspace.AIPolicy
+	s.cache.setPolicy(slug, p)
+	return p, nil
 }
 
-// workspacePolicyCounts is WorkspacePolicy with the ticket counts the
-// same read gives.
+// workspacePolicyCounts is WorkspacePolicy with the ticket counts: from
+// the cache when both are fresh, otherwise one consistent Query of the
+// workspace with its count shards.
 func (s *Store) workspacePolicyCounts(ctx context.Context, slug string) (board.AIPolicy, map[board.Status]int, error) {
 	if p, counts, ok := s.cache.policy(slug, s.policyTTL); ok {
 		return p, counts, nil

@@ -133,16 +133,16 @@ func measureSignedIn(t *testing.T, ep endpoint) []rtRow {
 	}
 
 	for _, cred := range []struct{ name, token, first, id string }{
-		{"an API token", apiToken, "Open's read, the token, its person, the transaction, the token's first use recorded (once a minute)", "api"},
-		{"an OAuth access token", accessToken, "Open's read, token and grant, the person, the transaction, the grant's first use recorded (once a minute)", "oauth"},
+		{"an API token", apiToken, "Open's read, the token, its person, the record with the policy and the lease of a block of numbers (at once), the transaction, the token's first use recorded (once a minute)", "api"},
+		{"an OAuth access token", accessToken, "Open's read, token and grant, the person, the record with the policy and the lease of a block of numbers (at once), the transaction, the grant's first use recorded (once a minute)", "oauth"},
 	} {
 		// A cold instance: Open counted with its first call.
 		c := &dynamo.RequestCounter{}
 		si := newSignedIn(t, ep, table, c)
-		measure(c, "first call with "+cred.name+" of a cold instance (Open included)", same(6), cred.first, si.as(cred.token, create("first-"+cred.id)))
-		measure(c, "create_ticket with "+cred.name+", warm", same(2), "the credential with its person (one BatchGetItem), then the transaction", si.as(cred.token, create("warm-"+cred.id)))
-		measure(c, "create_ticket replay with "+cred.name+", warm", budget{moto: 2, minidyn: 3},
-			"the credential with its person, then the transaction, whose failed condition returns the record (minidyn returns none: one read more)", si.as(cred.token, replay("warm-"+cred.id)))
+		measure(c, "first call with "+cred.name+" of a cold instance (Open included)", same(7), cred.first, si.as(cred.token, create("first-"+cred.id)))
+		measure(c, "create_ticket with "+cred.name+", warm", same(3), "the credential with its person (one BatchGetItem), the record with the workspace's policy (one consistent BatchGetItem), then the transaction", si.as(cred.token, create("warm-"+cred.id)))
+		measure(c, "create_ticket replay with "+cred.name+", warm", same(2),
+			"the credential with its person, then the record (with the policy): found", si.as(cred.token, replay("warm-"+cred.id)))
 		measure(c, "get_ticket with "+cred.name+", warm", same(2), "the credential with its person, then the ticket", si.as(cred.token, get))
 		instances = append(instances, si)
 	}

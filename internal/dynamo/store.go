@@ -154,7 +154,7 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 			continue
 		}
 		c, err := s.commit(ctx, []types.TransactWriteItem{s.put(workspaceItem(w), "attribute_not_exists(#pk)",
-			map[string]string{"#pk": attrPK}, nil, false)})
+			map[string]string{"#pk": attrPK}, nil, false), s.newCounter(w.Slug, 1)})
 		if err != nil {
 			return fmt.Errorf("dynamo: seeding workspace %s: %w", w.Slug, err)
 		}
