@@ -141,6 +141,14 @@ func TestCounterStartsFromTheWorkspaceItem(t *testing.T) {
 			table := tableName()
 			openStore(t, e, nil, dynamo.Config{Table: table})
 			client := testClient(t, e, nil)
+			// As a table from before counter items: no counter, the
+			// workspace item's next_number and counts in use.
+			if _, err := client.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{
+				TableName: aws.String(table),
+				Key:       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WN#inbox"}, "sk": &types.AttributeValueMemberS{Value: "N"}},
+			}); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
 				TableName:                 aws.String(table),
 				Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WS"}, "sk": &types.AttributeValueMemberS{Value: "inbox"}},

@@ -74,8 +74,8 @@ type Store struct {
 	leases leases
 	// policyReads: the policy each LoadForWrite read, for its SaveTicket.
 	policyReads policyReads
-	serialize bool
-	raceFor   time.Duration
+	serialize   bool
+	raceFor     time.Duration
 	// wordsByStream: Config.WordsByStream.
 	wordsByStream bool
 }
