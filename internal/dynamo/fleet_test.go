@@ -221,3 +221,35 @@ func TestPolicyChangeRefusesOtherInstances(t *testing.T) {
 		})
 	}
 }
+
+// TestBlocksGrowWithTheRate: an instance creating quickly leases a block
+// of 10, then one of 20 (a block used up within 10 s doubles the next):
+// 25 creates write the counter item twice, and it stands at 31.
+func TestBlocksGrowWithTheRate(t *testing.T) {
+	for _, ep := range endpoints() {
+		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
+			e := ep.newEndpoint(t)
+			table := tableName()
+			svc := newService(t, openStore(t, e, nil, dynamo.Config{Table: table, SerializeWrites: e.name == "moto"}))
+			for i := range 25 {
+				if got := mustCreate(t, svc, fmt.Sprintf("r%d", i), "quick"); got.Ticket.Number != int64(i+1) {
+					t.Fatalf("create %d got number %d, want %d (one instance's numbers follow each other)", i, got.Ticket.Number, i+1)
+				}
+			}
+			out, err := testClient(t, e, nil).GetItem(context.Background(), &dynamodb.GetItemInput{
+				TableName:      aws.String(table),
+				Key:            map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WN#inbox"}, "sk": &types.AttributeValueMemberS{Value: "N"}},
+				ConsistentRead: aws.Bool(true),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			next, _ := out.Item["next"].(*types.AttributeValueMemberN)
+			slots, _ := out.Item["slots"].(*types.AttributeValueMemberN)
+			if next == nil || next.Value != "31" || slots == nil || slots.Value != "2" {
+				t.Errorf("counter item %v, want next 31 (blocks of 10 and 20) after 2 leases", out.Item)
+			}
+		})
+	}
+}

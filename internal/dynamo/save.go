@@ -29,6 +29,8 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		if err := s.writePolicy(ctx, tx.Request, tx.Before.Workspace, tx.AllowedPolicies); err != nil {
 			return ledger.Record{}, err
 		}
+	} else {
+		s.policyReads.take(tx.Request.Key) // a person's write needs no policy: forget the reading
 	}
 	shard := -1
 	if tx.After != nil && tx.After.Status != tx.Before.Status {
