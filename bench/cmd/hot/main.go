@@ -146,7 +146,9 @@ func runOne(name, url string, k int, opt options) (result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return board.NewService(board.Config{Store: st, BaseURL: "https://board.test", Logger: slog.New(slog.DiscardHandler)})
+		// Internal errors' causes go to stderr: what failed a call shows.
+		return board.NewService(board.Config{Store: st, BaseURL: "https://board.test",
+			Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	}
 	svcs := make([]*board.Service, k)
 	for i := range svcs {
