@@ -17,7 +17,7 @@ import (
 // store's writes (ticketItem, tagItem, noteItem, eventItem, recordItems),
 // so an imported ticket has every index attribute and tag item a created
 // one has. Each put is one conditional write: the item only if absent,
-// with what it adds to the workspace item in the same transaction. A
+// with what it adds to the workspace's counts in the same transaction. A
 // refused condition returns the stored item (ALL_OLD), which the put
 // compares with its own to tell "already there" from a collision.
 

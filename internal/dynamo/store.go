@@ -41,10 +41,9 @@ type Config struct {
 	// Now is the clock of the policy cache (nil: time.Now); tests move it.
 	Now    func() time.Time
 	Logger *slog.Logger
-	// CounterRaceBudget bounds how long one create keeps retrying after
-	// losing the workspace counter to other instances, and how long one
-	// write keeps meeting other transactions on its items (commit.go)
-	// (0: the default, DefaultCounterRaceBudget). Tests that race many instances on one
+	// CounterRaceBudget bounds how long one write keeps meeting other
+	// transactions on its items (commit.go) (0: the default,
+	// DefaultCounterRaceBudget). Tests that race many instances on one
 	// shared emulator lengthen it: there the emulator, not the protocol,
 	// is slow.
 	CounterRaceBudget time.Duration
