@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -74,7 +75,11 @@ func (s *Store) hasFreeSlot(slug string) bool {
 	s.leases.mu.Lock()
 	defer s.leases.mu.Unlock()
 	now := time.Now()
-	for _, sl := range s.leases.of(slug).slots {
+	w, ok := s.leases.ws[slug] // no entry is made for a slug only looked at
+	if !ok {
+		return false
+	}
+	for _, sl := range w.slots {
 		if !sl.busy && now.Sub(sl.at) < slotTTL {
 			return true
 		}
@@ -117,11 +122,14 @@ func (s *Store) releaseSlot(slug string, shard int) {
 func (s *Store) leaseSlot(ctx context.Context, slug string) error {
 	out, err := s.addToCounter(ctx, slug, "ADD #slots :one", map[string]string{"#slots": attrSlots},
 		map[string]types.AttributeValue{":one": num(1)})
+	s.leases.mu.Lock()
+	defer s.leases.mu.Unlock()
+	if errors.Is(err, board.ErrNotFound) {
+		delete(s.leases.ws, slug) // probing made-up slugs does not grow the map
+	}
 	if err != nil {
 		return err
 	}
-	s.leases.mu.Lock()
-	defer s.leases.mu.Unlock()
 	s.leases.of(slug).addSlot(getN(out, attrSlots), time.Now())
 	return nil
 }
