@@ -34,7 +34,7 @@ func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.
 			for _, it := range items[start : start+n] {
 				outs = append(outs, board.Added)
 				if it.Ticket != nil {
-					s.cache.countsUnknown(it.Ticket.Workspace)
+					s.cache.countsChanged(it.Ticket.Workspace)
 					words = append(words, diffWords(nil, *it.Ticket, 0)) // as indexMoved
 				}
 			}
@@ -98,9 +98,9 @@ func (s *Store) batchTx(ctx context.Context, items []board.MovedItem, now time.T
 		}
 		newCount := 0
 		if it.Ticket != nil && counts[it.Ticket.Workspace] == nil {
-			newCount = 1
+			newCount = 2 // its count shard and the check of its workspace
 		}
-		if n > 0 && (len(puts)+len(writes)+len(parents)+newParent+len(counts)+newCount > chunkItems || size+bytes > chunkBytes) {
+		if n > 0 && (len(puts)+len(writes)+len(parents)+newParent+2*len(counts)+newCount > chunkItems || size+bytes > chunkBytes) {
 			break
 		}
 		puts = append(puts, writes...)
@@ -118,7 +118,7 @@ func (s *Store) batchTx(ctx context.Context, items []board.MovedItem, now time.T
 		n++
 	}
 	for ws, nx := range next {
-		if s.cache.next(ws) < nx {
+		if !s.counterAtLeast(ws, nx) {
 			err := s.raiseNext(ctx, ws, nx)
 			if errors.Is(err, board.ErrNotFound) {
 				// A missing workspace: this transaction fails its check,
@@ -134,7 +134,9 @@ func (s *Store) batchTx(ctx context.Context, items []board.MovedItem, now time.T
 		puts = append(puts, s.mustExist(k))
 	}
 	for ws, byStatus := range counts {
-		puts = append(puts, s.addCounts(ws, byStatus))
+		// An import runs alone: one shard takes its counts (no other
+		// writer to meet), the workspace item checks that it exists.
+		puts = append(puts, s.countAdd(ws, 0, byStatus), s.mustExist(workspaceKey(ws)))
 	}
 	return n, puts, nil
 }
@@ -195,31 +197,5 @@ func (s *Store) mustExist(k map[string]types.AttributeValue) types.TransactWrite
 		Key:                      k,
 		ConditionExpression:      aws.String("attribute_exists(#pk)"),
 		ExpressionAttributeNames: absent,
-	}}
-}
-
-// addCounts adds tickets to a workspace's kept counts per status.
-func (s *Store) addCounts(ws string, byStatus map[board.Status]int64) types.TransactWriteItem {
-	names := map[string]string{"#pk": attrPK}
-	values := map[string]types.AttributeValue{}
-	expr := ""
-	for i, st := range board.Statuses {
-		if byStatus[st] == 0 {
-			continue
-		}
-		name, value := fmt.Sprintf("#c%d", i), fmt.Sprintf(":c%d", i)
-		names[name], values[value] = countAttr(st), num(byStatus[st])
-		if expr != "" {
-			expr += ", "
-		}
-		expr += name + " " + value
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 aws.String(s.table),
-		Key:                       workspaceKey(ws),
-		UpdateExpression:          aws.String("ADD " + expr),
-		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
 	}}
 }

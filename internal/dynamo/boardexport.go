@@ -61,7 +61,8 @@ func (s *Store) eachPage(ctx context.Context, q *dynamodb.QueryInput, sc *dynamo
 	}
 }
 
-// ExportWorkspaces streams every workspace with its counter, by slug.
+// ExportWorkspaces streams every workspace with its counter, by slug: the
+// workspace items of their partition, each with a read of its counter item.
 func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspace) error) error {
 	return s.eachPage(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
@@ -71,8 +72,16 @@ func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspa
 		ConsistentRead:            aws.Bool(true),
 	}, nil, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
+			if getS(item, attrType) != typeWorkspace {
+				continue // a count shard
+			}
 			w := decodeWorkspace(item)
-			if err := fn(board.MovedWorkspace{Slug: w.Workspace.Slug, Name: w.Workspace.Name, AIPolicy: w.Workspace.AIPolicy, Next: w.Next}); err != nil {
+			// The counter item, once made, is where numbering stands.
+			next, err := s.counterNext(ctx, w.Workspace.Slug)
+			if err != nil {
+				return err
+			}
+			if err := fn(board.MovedWorkspace{Slug: w.Workspace.Slug, Name: w.Workspace.Name, AIPolicy: w.Workspace.AIPolicy, Next: max(w.Next, next)}); err != nil {
 				return err
 			}
 		}

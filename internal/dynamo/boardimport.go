@@ -17,7 +17,7 @@ import (
 // store's writes (ticketItem, tagItem, noteItem, eventItem, recordItems),
 // so an imported ticket has every index attribute and tag item a created
 // one has. Each put is one conditional write: the item only if absent,
-// with what it adds to the workspace item in the same transaction. A
+// with what it adds to the workspace's counts in the same transaction. A
 // refused condition returns the stored item (ALL_OLD), which the put
 // compares with its own to tell "already there" from a collision.
 
@@ -77,7 +77,11 @@ func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board
 	}
 	if c == nil {
 		s.cache.forget(w.Slug)
-		s.cache.setNext(w.Slug, w.Next)
+		// A counter item made before (a lease on the seeded workspace)
+		// moves up with it.
+		if err := s.raiseCounter(ctx, w.Slug, w.Next); err != nil {
+			return 0, err
+		}
 		return board.Added, nil
 	}
 	old, err := s.oldItem(ctx, c, 0, workspaceKey(w.Slug))
@@ -110,8 +114,9 @@ func (s *Store) oldItem(ctx context.Context, c *cancellation, i int, k map[strin
 	return old, err
 }
 
-// raiseNext moves a workspace's counter up to next, never down:
-// ErrNotFound when the workspace is missing.
+// raiseNext moves a workspace's counter up to next, never down, on the
+// workspace item (where a counter item not yet made starts) and on the
+// counter item: ErrNotFound when the workspace is missing.
 func (s *Store) raiseNext(ctx context.Context, slug string, next int64) error {
 	done, err := s.writeTurn(ctx)
 	if err != nil {
@@ -130,32 +135,32 @@ func (s *Store) raiseNext(ctx context.Context, slug string, next int64) error {
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case err == nil:
-		s.cache.setNext(slug, next)
-		return nil
 	case !errors.As(err, &ccf):
 		return err
 	case len(ccf.Item) == 0:
 		return board.ErrNotFound
 	}
-	s.cache.setNext(slug, getN(ccf.Item, attrNextNum)) // already at or above next
-	return nil
+	// Raised now, or at or above next already.
+	return s.raiseCounter(ctx, slug, next)
 }
 
 // Positions in a ticket's put.
 const (
 	putTicketAt = iota
+	putWorkspaceAt
 	putCountAt
 )
 
 // PutTicket puts a ticket with its tag items and counts it under its
-// status in the workspace item, in one transaction, if absent. The
-// workspace's counter is raised above the ticket's number first (a gap a
-// failed put leaves is harmless; a number given twice would not be).
+// status on a count shard, with a check that its workspace exists, in one
+// transaction, if absent. The workspace's counter is raised above the
+// ticket's number first (a gap a failed put leaves is harmless; a number
+// given twice would not be).
 func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome, error) {
 	if err := board.ValidateTicketNumber(t.Number); err != nil {
 		return 0, err
 	}
-	if s.cache.next(t.Workspace) <= t.Number {
+	if !s.counterAtLeast(t.Workspace, t.Number+1) {
 		if err := s.raiseNext(ctx, t.Workspace, t.Number+1); err != nil {
 			return 0, err
 		}
@@ -167,16 +172,15 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome
 	if err := checkSize("ticket", item); err != nil {
 		return 0, err
 	}
+	shard, release, err := s.takeSlot(ctx, t.Workspace)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	items := []types.TransactWriteItem{
-		putTicketAt: s.put(item, "attribute_not_exists(#pk)", absent, nil, true),
-		putCountAt: {Update: &types.Update{
-			TableName:                 aws.String(s.table),
-			Key:                       workspaceKey(t.Workspace),
-			UpdateExpression:          aws.String("ADD #count :one"),
-			ConditionExpression:       aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#count": countAttr(t.Status)},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1)},
-		}},
+		putTicketAt:    s.put(item, "attribute_not_exists(#pk)", absent, nil, true),
+		putWorkspaceAt: s.mustExist(workspaceKey(t.Workspace)),
+		putCountAt:     s.countAdd(t.Workspace, shard, moved("", t.Status)),
 	}
 	items = append(items, s.tagWrites(nil, t)...)
 	c, err := s.commit(ctx, items)
@@ -184,9 +188,9 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome
 	case err != nil:
 		return 0, err
 	case c == nil:
-		s.cache.countsUnknown(t.Workspace)
+		s.cache.countsChanged(t.Workspace)
 		return board.Added, s.indexMoved(ctx, t)
-	case c.failedAt(putCountAt):
+	case c.failedAt(putWorkspaceAt):
 		return 0, board.ErrNotFound
 	}
 	old, err := s.oldItem(ctx, c, putTicketAt, ticketKey(t.ID))

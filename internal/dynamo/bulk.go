@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -66,7 +65,7 @@ func (s *Store) LoadBulk(ctx context.Context, b Bulk) error {
 		}
 	}
 	for slug, n := range next {
-		if err := s.raiseCounter(ctx, slug, n, counts[slug]); err != nil {
+		if err := s.raiseBulk(ctx, slug, n, counts[slug]); err != nil {
 			return err
 		}
 	}
@@ -98,40 +97,22 @@ func (s *Store) batchPut(ctx context.Context, items []map[string]types.Attribute
 	return nil
 }
 
-// raiseCounter moves a workspace's counter up to at least next and adds
-// to its counts.
-func (s *Store) raiseCounter(ctx context.Context, slug string, next int64, counts map[board.Status]int64) error {
-	expr := "SET #next = :next"
-	names := map[string]string{"#next": attrNextNum, "#pk": attrPK}
-	values := map[string]types.AttributeValue{":next": num(next)}
-	add := ""
-	for i, st := range board.Statuses {
-		if counts[st] == 0 {
-			continue
-		}
-		name, value := fmt.Sprintf("#c%d", i), fmt.Sprintf(":c%d", i)
-		names[name], values[value] = countAttr(st), num(counts[st])
-		if add != "" {
-			add += ", "
-		}
-		add += name + " " + value
-	}
-	if add != "" {
-		expr += " ADD " + add
-	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       workspaceKey(slug),
-		UpdateExpression:          aws.String(expr),
-		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-	})
-	if err != nil {
+// raiseBulk moves a workspace's counter up to at least next and adds to
+// its counts (on count shard 0, with the workspace's existence checked).
+func (s *Store) raiseBulk(ctx context.Context, slug string, next int64, counts map[board.Status]int64) error {
+	if err := s.raiseNext(ctx, slug, next); err != nil {
 		return fmt.Errorf("dynamo: raising the counter of %s: %w", slug, err)
 	}
-	s.cache.setNext(slug, next)
-	s.cache.countsUnknown(slug)
+	if len(counts) > 0 {
+		c, err := s.commit(ctx, []types.TransactWriteItem{s.mustExist(workspaceKey(slug)), s.countAdd(slug, 0, counts)})
+		if err == nil && c != nil {
+			err = board.ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("dynamo: adding the counts of %s: %w", slug, err)
+		}
+	}
+	s.cache.countsChanged(slug)
 	return nil
 }
 

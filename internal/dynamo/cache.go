@@ -7,27 +7,26 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// workspaceCache remembers, per workspace, what this process last learned:
-// the next ticket number (so a create needs no read before its transaction:
-// one round trip when warm) and the ai_policy with the ticket counts per
-// status (so a read needs no second request while they are fresh, and a
-// list can give its total). The counts follow this process's own commits;
-// another instance's show once the entry is read again, within PolicyTTL,
-// as lists from DynamoDB's indexes are themselves eventually consistent. A wrong guess costs a retry, never
-// correctness: the create transaction checks the counter and the policy.
+// workspaceCache remembers, per workspace, what this process last read of
+// it: the ai_policy and the ticket counts per status, so a read needs no
+// second request while they are fresh (PolicyTTL), and a list can give its
+// total. Writes never rely on it: a write reads the policy consistently at
+// its start (create.go, reads.go). The counts are never adjusted here: a
+// commit of this process that changes them drops them (countsChanged), and
+// the next reader reads them again, so what is cached is always a sum
+// DynamoDB returned, at most PolicyTTL old; another instance's writes show
+// within that time.
 type workspaceCache struct {
 	now func() time.Time // Config.Now: tests move it to check PolicyTTL
 	mu  sync.Mutex
 	ws  map[string]*cachedWorkspace
-	// adjusted counts this process's own changes to the cached counts
-	// (moved, countsUnknown). A read of a workspace item made before such a
-	// change can arrive after it; its counts then lack the change and must
-	// not replace the adjusted ones (remember).
-	adjusted uint64
+	// changed counts this process's commits that changed counts
+	// (countsChanged). A read made before such a commit can arrive after
+	// it; its counts then lack the change and are not kept (remember).
+	changed uint64
 }
 
 type cachedWorkspace struct {
-	next     int64 // 0: unknown
 	policy   board.AIPolicy
 	policyAt time.Time            // when the policy was read; zero: unknown
 	counts   map[board.Status]int // nil: unknown, read again before use
@@ -52,20 +51,19 @@ func (c *workspaceCache) entry(slug string) *cachedWorkspace {
 func (c *workspaceCache) epoch() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.adjusted
+	return c.changed
 }
 
-// remember stores what a read of the workspace item said; since is the
-// epoch taken before the read was sent. If this process adjusted any
-// cached counts in between, the read may predate that commit: its counts
-// are not kept (the next reader reads them again), so an adjustment is
-// never lost to a read that overtook it.
+// remember stores what a read of the workspace said; since is the epoch
+// taken before the read was sent. If a commit of this process changed
+// counts in between, the read may predate it: its counts are not kept (the
+// next reader reads them again).
 func (c *workspaceCache) remember(w workspaceState, since uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(w.Workspace.Slug)
 	e.policy, e.policyAt = w.Workspace.AIPolicy, c.now()
-	if c.adjusted != since {
+	if c.changed != since || w.Workspace.Counts == nil {
 		e.counts = nil
 	} else {
 		e.counts = make(map[board.Status]int, len(board.Statuses))
@@ -73,9 +71,18 @@ func (c *workspaceCache) remember(w workspaceState, since uint64) {
 			e.counts[st] = n
 		}
 	}
-	// A read made before a commit of ours can arrive after it: never move
-	// the counter back.
-	e.next = max(e.next, w.Next)
+}
+
+// policyOnly returns the cached policy if it was read within ttl, whether
+// or not the counts are known.
+func (c *workspaceCache) policyOnly(slug string, ttl time.Duration) (board.AIPolicy, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.ws[slug]
+	if !ok || e.policyAt.IsZero() || c.now().Sub(e.policyAt) >= ttl {
+		return "", false
+	}
+	return e.policy, true
 }
 
 func (c *workspaceCache) setPolicy(slug string, p board.AIPolicy) {
@@ -105,47 +112,15 @@ func (c *workspaceCache) policy(slug string, ttl time.Duration) (board.AIPolicy,
 	return e.policy, counts, true
 }
 
-// moved records one ticket of this process's commit leaving status from
-// ("" for a new ticket) for status to.
-func (c *workspaceCache) moved(slug string, from, to board.Status) {
+// countsChanged drops the counts after a commit of this process that
+// changed them (or may have: an attempt that may have committed).
+func (c *workspaceCache) countsChanged(slug string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.entry(slug)
-	if from == to {
-		return
+	c.changed++
+	if e, ok := c.ws[slug]; ok {
+		e.counts = nil
 	}
-	c.adjusted++
-	if e.counts == nil {
-		return
-	}
-	if from != "" {
-		e.counts[from]--
-	}
-	e.counts[to]++
-}
-
-// countsUnknown forgets the counts after a commit whose effect on them
-// this process cannot tell (an import, an attempt that may have committed).
-func (c *workspaceCache) countsUnknown(slug string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.adjusted++
-	c.entry(slug).counts = nil
-}
-
-func (c *workspaceCache) next(slug string) int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.entry(slug).next
-}
-
-// setNext records the counter as DynamoDB reported it (or as our own
-// commit left it). Unlike remember it may move back: a counter that
-// failed a condition is known to be wrong.
-func (c *workspaceCache) setNext(slug string, n int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entry(slug).next = n
 }
 
 // forget drops a workspace found not to exist, so probing made-up slugs

@@ -15,8 +15,8 @@ import (
 )
 
 // maxAttempts bounds the store's own retries of one write, which are only
-// for what a condition said: a moved counter, a record that expired between
-// a write and the read that followed, a policy that changed back. Transient
+// for what a condition said: a record that expired between a write and the
+// read that followed, a ticket number found taken. Transient
 // failures are the SDK's retryer's (retry.go), inside each attempt.
 const maxAttempts = 25
 
@@ -169,8 +169,8 @@ func conditionFailed(err error) (*cancellation, error) {
 	return c, nil
 }
 
-// commitBackoff spaces the store's own retries of a write (a moved
-// counter, a condition to re-read): DynamoDB round trips are tens of
+// commitBackoff spaces the store's own retries of a write (a conflict, a
+// condition to re-read): DynamoDB round trips are tens of
 // milliseconds, so it starts and ends later than the use cases' loop.
 var commitBackoff = board.Backoff{Base: 10 * time.Millisecond, Cap: 500 * time.Millisecond}
 

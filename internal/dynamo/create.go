@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -17,24 +16,26 @@ import (
 // then still reports it, and a retry gets its answer whatever else failed.
 const (
 	createRecord = iota
-	createWorkspace
 	createTicket
 	createEvent
+	createCount
 )
 
-// DefaultCounterRaceBudget bounds how long one create keeps retrying after
-// losing the workspace counter to other instances' creates; well inside
-// API Gateway's 29 s limit (Config.CounterRaceBudget changes it).
+// DefaultCounterRaceBudget bounds how long one write keeps retrying after
+// meeting other writes on its items; well inside API Gateway's 29 s limit
+// (Config.CounterRaceBudget changes it).
 const DefaultCounterRaceBudget = 20 * time.Second
 
-// CreateTicket commits the request record, the ticket, the workspace's
-// counter and counts, and the event in one transaction. The number comes
-// from this process's cache of the workspace's counter: warm, the write is
-// one request. The transaction's condition on the counter catches a stale
-// cache; the failed condition returns the workspace item (ALL_OLD), and the
-// create is built again with the right number. Before all that,
-// beforeCreate answers the replays it can find in one request and makes
-// the answer's own reads, the similar tickets (createreplay.go).
+// CreateTicket commits the request record, the ticket (on the condition
+// that its number is free), the event and the count of the new ticket on
+// this instance's count shard, in one transaction. The number comes from
+// this instance's leased block (numbers.go). Before that, beforeCreate
+// answers the replays this instance can find in one request and makes the
+// create's reads at once (createreplay.go): the similar tickets the answer
+// carries and, for an AI caller, the request record and the workspace's
+// policy in one consistent BatchGetItem, so a create that starts after a
+// policy change was acknowledged sees it. No item of the transaction is
+// one that every create writes.
 func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
 	if err := s.beforeCreate(ctx, tx, now); err != nil {
@@ -44,32 +45,26 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		}
 		return ledger.Record{}, err
 	}
-	// Creates in one workspace would only collide on its counter.
+	// An instance's creates in one workspace take numbers in order.
 	unlock, err := s.locks.lock(ctx, "workspace\x00"+tx.Workspace)
 	if err != nil {
 		return ledger.Record{}, err
 	}
 	defer unlock()
-
-	if s.cache.next(tx.Workspace) == 0 {
-		// Cold (beforeCreate warmed it, but a lost race reset it since):
-		// read the record and the workspace together, so a replay costs
-		// this one request.
-		if err := s.warmForCreate(ctx, tx, now); err != nil {
+	var w writeAttempts
+	ctx = withWriteDeadline(ctx, time.Now().Add(s.raceFor))
+	taken := 0 // numbers in a row found holding a ticket
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		// The number is this instance's until a commit uses it: an attempt
+		// that wrote nothing leaves it for the next one, so one instance's
+		// numbers have no gaps but the ends of its blocks.
+		number, err := s.nextNumber(ctx, tx.Workspace)
+		if errors.Is(err, board.ErrNotFound) {
+			return ledger.Record{}, s.recordFirst(ctx, tx.Request, err)
+		}
+		if err != nil {
 			return ledger.Record{}, err
 		}
-	}
-	var w writeAttempts
-	// A lost counter race means another create committed: the board made
-	// progress, so such losses do not count against maxAttempts (with five
-	// instances each working through a queue of creates, one call can lose
-	// dozens of times in a row while every other call succeeds). Only
-	// s.raceFor bounds how long one call keeps losing.
-	giveUp := time.Now().Add(s.raceFor)
-	ctx = withWriteDeadline(ctx, giveUp)
-	stalled := 0
-	for attempt := 0; stalled < maxAttempts; attempt++ {
-		number := s.cache.next(tx.Workspace)
 		plan, err := tx.Build(number)
 		if err != nil {
 			return ledger.Record{}, err
@@ -78,18 +73,23 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		rec.Result = plan.Result
 		txid := newTxID()
 		w.txids = append(w.txids, txid)
-		items, words, err := s.createItems(rec, txid, plan, tx.AllowedPolicies, number)
+		shard, release, err := s.takeSlot(ctx, tx.Workspace)
 		if err != nil {
 			return ledger.Record{}, err
 		}
-		since := s.cache.epoch() // for what the cancellation returns
+		items, words, err := s.createItems(rec, txid, plan, number, shard)
+		if err != nil {
+			release()
+			return ledger.Record{}, err
+		}
 		c, err := s.commit(ctx, items)
+		release()
 		switch {
 		case err != nil:
 			return ledger.Record{}, err
 		case c == nil:
-			s.cache.setNext(tx.Workspace, number+1)
-			s.cache.moved(tx.Workspace, "", plan.Ticket.Status)
+			s.usedNumbers(tx.Workspace, number, 1)
+			s.cache.countsChanged(tx.Workspace)
 			s.indexLater(ctx, words)
 			s.answered.add(rec.Key)
 			return rec, nil
@@ -103,45 +103,57 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			}
 			switch verdict {
 			case recordOurs:
-				// An earlier attempt committed; which number it took is in
-				// its result, not here: read the counter afresh next time.
-				s.cache.setNext(tx.Workspace, 0)
-				s.cache.countsUnknown(tx.Workspace)
+				// An earlier attempt committed, with this number or an
+				// earlier one: every number up to it is used.
+				s.usedNumbers(tx.Workspace, number, 1)
+				s.cache.countsChanged(tx.Workspace)
 				return *old, nil
 			case recordTaken:
 				return ledger.Record{}, &ledger.ExistsError{Record: *old}
 			}
-			stalled++
 			continue // expired meanwhile: the key is free again
-		case c.failedAt(createWorkspace):
-			if err := s.counterMoved(ctx, tx, c.old[createWorkspace], since, number); err != nil {
-				return ledger.Record{}, err
-			}
-			if attempt == 0 {
-				continue // one stale counter (another instance created): retry at once
-			}
-			if time.Now().After(giveUp) {
-				return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s lost the race for the ticket counter for %s; nothing was written by this call", tx.Workspace, s.raceFor)
-			}
-			// Lost again: back off with jitter, so instances racing for
-			// one counter do not collide again in step.
 		case c.failedAt(createTicket):
-			return ledger.Record{}, fmt.Errorf("dynamo: ticket %s already exists although workspace %s's counter is at %d", plan.Ticket.ID, tx.Workspace, number)
-		default:
-			stalled++ // contention that is not another create's success
+			// The number holds a ticket already: an import raised the
+			// counter past this instance's block, or a commit whose answer
+			// was lost used it. Skip it; a second in a row drops the block.
+			s.usedNumbers(tx.Workspace, number, 1)
+			if taken++; taken > 1 {
+				s.dropNumbers(tx.Workspace)
+			}
+			continue
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return ledger.Record{}, err
 		}
 	}
-	return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s kept conflicting after %d attempts; nothing was written by this call", tx.Workspace, maxAttempts)
+	return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s kept being refused after %d attempts; nothing was written by this call", tx.Workspace, maxAttempts)
 }
 
-// warmForCreate answers a create whose workspace counter is not cached: a
-// replay, a missing workspace and a refused policy end here; otherwise the
-// counter is cached for the transaction.
-func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.Time) error {
-	since := s.cache.epoch()
+// recordFirst answers a create refused before its transaction (err) with
+// the request's record instead, when one is live: a retry gets its first
+// answer whatever changed since.
+func (s *Store) recordFirst(ctx context.Context, req ledger.Record, refused error) error {
+	rec, err := s.GetRequest(ctx, req.Key, req.CreatedAt)
+	switch {
+	case err == nil:
+		return &ledger.ExistsError{Record: rec}
+	case errors.Is(err, board.ErrNotFound):
+		return refused
+	}
+	return err
+}
+
+// startCreate reads what an AI caller's create must know before its
+// transaction: the request record and the workspace in one consistent
+// BatchGetItem (a replay, a missing workspace and a refused policy end
+// here). A person's create needs no read: the counter item exists only for
+// an existing workspace (initCounter), and workspaces are never deleted.
+// The block of numbers is leased under the workspace's lock (nextNumber),
+// once in at least ten creates.
+func (s *Store) startCreate(ctx context.Context, tx board.CreateTx, now time.Time) error {
+	if tx.AllowedPolicies == nil {
+		return nil // nextNumber leases, and finds a missing workspace
+	}
 	found, err := s.batchGet(ctx, []map[string]types.AttributeValue{requestKey(tx.Request.Key), workspaceKey(tx.Workspace)})
 	if err != nil {
 		return err
@@ -150,53 +162,24 @@ func (s *Store) warmForCreate(ctx context.Context, tx board.CreateTx, now time.T
 	if err != nil {
 		return err
 	}
-	policyErr := s.checkWorkspace(tx, found[1], since) // caches what the replay's answer needs too
-	if judgeRecord(rec, txid, now, writeAttempts{}) == recordTaken {
-		return &ledger.ExistsError{Record: *rec}
+	var policy board.AIPolicy
+	if found[1] != nil {
+		policy = decodeWorkspace(found[1]).Workspace.AIPolicy
+		s.cache.setPolicy(tx.Workspace, policy) // what a replay's answer needs too
 	}
-	return policyErr
-}
-
-// checkWorkspace caches what a workspace item says and refuses a create
-// the item does not allow.
-func (s *Store) checkWorkspace(tx board.CreateTx, item map[string]types.AttributeValue, since uint64) error {
-	if item == nil {
-		s.cache.forget(tx.Workspace)
+	switch {
+	case judgeRecord(rec, txid, now, writeAttempts{}) == recordTaken:
+		return &ledger.ExistsError{Record: *rec}
+	case found[1] == nil:
 		return board.ErrNotFound
 	}
-	w := decodeWorkspace(item)
-	s.cache.remember(w, since)
-	s.cache.setNext(tx.Workspace, w.Next)
-	return board.CheckPolicy(tx.AllowedPolicies, w.Workspace.AIPolicy)
-}
-
-// counterMoved handles a failed condition on the workspace item: it is
-// missing, its policy refuses the caller, or (the usual case) another
-// instance took the number; then the counter is corrected for the retry.
-func (s *Store) counterMoved(ctx context.Context, tx board.CreateTx, old map[string]types.AttributeValue, since uint64, tried int64) error {
-	if old == nil { // the endpoint did not return the item
-		since = s.cache.epoch()
-		item, err := s.getItem(ctx, workspaceKey(tx.Workspace))
-		if err != nil {
-			return err
-		}
-		old = item
-	}
-	if err := s.checkWorkspace(tx, old, since); err != nil {
-		return err
-	}
-	if s.cache.next(tx.Workspace) == tried {
-		// Counter and policy both look right now: the item changed back
-		// and forth between the write and the read. Try again.
-		return backoff(ctx, 0)
-	}
-	return nil
+	return board.CheckPolicy(tx.AllowedPolicies, policy)
 }
 
 // createItems lays out a create transaction.
 // The ticket's title and tag words go in the same transaction (as many as
 // fit; worditems.go), the rest is returned for after the commit.
-func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePlan, allowed []board.AIPolicy, number int64) ([]types.TransactWriteItem, wordChange, error) {
+func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePlan, number int64, shard int) ([]types.TransactWriteItem, wordChange, error) {
 	var words wordChange
 	if plan.Ticket.Number != number {
 		return nil, words, fmt.Errorf("dynamo: built ticket has number %d, asked for %d", plan.Ticket.Number, number)
@@ -222,32 +205,14 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	}
 	cond, names, values := recordCondition(rec.CreatedAt)
 	items := []types.TransactWriteItem{
-		createRecord:    s.put(recItem, cond, names, values, true),
-		createWorkspace: s.counterUpdate(plan.Ticket.Workspace, plan.Ticket.Status, number, allowed),
-		createTicket:    s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false),
-		createEvent:     s.put(event, "", nil, nil, false),
+		createRecord: s.put(recItem, cond, names, values, true),
+		createTicket: s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false),
+		createEvent:  s.put(event, "", nil, nil, false),
+		createCount:  s.countAdd(plan.Ticket.Workspace, shard, moved("", plan.Ticket.Status)),
 	}
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
 	items, words = s.withWords(append(items, s.tagWrites(nil, plan.Ticket)...), createTicket, nil, plan.Ticket)
 	return items, words, nil
-}
-
-// counterUpdate takes number from the workspace's counter and counts the
-// new ticket, only if the counter is still at number and the policy allows
-// the caller: both checks in the same transaction as the ticket.
-func (s *Store) counterUpdate(slug string, status board.Status, number int64, allowed []board.AIPolicy) types.TransactWriteItem {
-	cond, names, values := policyCondition(allowed)
-	names["#next"], names["#count"] = attrNextNum, countAttr(status)
-	values[":expected"], values[":after"], values[":one"] = num(number), num(number+1), num(1)
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                           aws.String(s.table),
-		Key:                                 workspaceKey(slug),
-		UpdateExpression:                    aws.String("SET #next = :after ADD #count :one"),
-		ConditionExpression:                 aws.String(cond + " AND #next = :expected"),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}
 }

@@ -17,11 +17,11 @@ import (
 //   - a request this instance has committed or answered before
 //     (answeredRequests) is read back with one consistent GetItem of its
 //     record: a warm replay is that one request;
-//   - an instance whose counter is cold reads the record with the
-//     workspace (warmForCreate): a cold replay is that one request.
-// Any other replay (a warm instance that never saw the request) pays the
-// lookup and then finds the record when the transaction's condition on
-// it fails: the answer is still the record's.
+//   - an AI caller's create reads the record with the workspace's policy
+//     (startCreate), beside the lookup: the answer is the record's.
+// Any other replay (a person's, on an instance that never saw the request)
+// pays the lookup and then finds the record when the transaction's
+// condition on it fails: the answer is still the record's.
 
 // maxAnswered bounds answeredRequests: enough for the retries of the
 // calls an instance served in the last minutes; older ones still replay
@@ -67,9 +67,11 @@ func (a *answeredRequests) has(k ledger.Key) bool {
 }
 
 // beforeCreate answers the replays it can find in one request (see above),
-// else makes the create's own reads (tx.LookUp) before the transaction is
-// built. A cold counter is read here as well, outside the workspace's
-// lock, so the lookup never waits for another create.
+// else makes the create's own reads at once: the similar tickets
+// (tx.LookUp) and an AI caller's record and policy (startCreate). Both run
+// outside the workspace's lock, so they never wait for another create, and
+// side by side, so a warm create stays three round trips: the lookup's
+// Queries (with the policy read), its BatchGetItem, the transaction.
 func (s *Store) beforeCreate(ctx context.Context, tx board.CreateTx, now time.Time) error {
 	if s.answered.has(tx.Request.Key) {
 		item, err := s.getItem(ctx, requestKey(tx.Request.Key))
@@ -85,13 +87,17 @@ func (s *Store) beforeCreate(ctx context.Context, tx board.CreateTx, now time.Ti
 		}
 		// Expired since: the key is free again, this is a create.
 	}
-	if s.cache.next(tx.Workspace) == 0 {
-		if err := s.warmForCreate(ctx, tx, now); err != nil {
-			return err
-		}
+	var readErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { readErr = s.startCreate(ctx, tx, now) })
+	if s.needsNumbers(tx.Workspace) {
+		// A block leased here is this instance's whatever the call ends in;
+		// a failure is met again, and reported, by nextNumber.
+		wg.Go(func() { _ = s.ensureNumbers(ctx, tx.Workspace, 1) })
 	}
 	if tx.LookUp != nil {
 		tx.LookUp(ctx)
 	}
-	return nil
+	wg.Wait()
+	return readErr
 }

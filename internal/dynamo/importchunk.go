@@ -4,26 +4,28 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // An import chunk is one TransactWriteItems of at most 100 items: the task
 // (its condition: still working at the chunk's cursor; its new cursor and
-// progress), the workspace (its counter moves by the rows imported, its
-// candidate count with it, under the policy condition), and per row three
+// progress), the count of the rows imported as candidates on this
+// instance's count shard (their numbers come from its leased block), and per row three
 // items — the row's record (condition: no live record under
 // <request_id>#<row>), the ticket and its created event — plus one tag index
 // item per tag. So a chunk takes up to 32 rows without tags (24 with one
 // tag each), fewer when their items would pass chunkBytes.
 const (
-	chunkItems     = 100
-	itemsPerRow    = 3
-	chunkFixed     = 2
-	chunkBytes     = 3_500_000 // under the transaction's 4 MB
-	chunkTaskAt    = 0
-	chunkCounterAt = 1
+	chunkItems   = 100
+	itemsPerRow  = 3
+	chunkFixed   = 2
+	chunkBytes   = 3_500_000 // under the transaction's 4 MB
+	chunkTaskAt  = 0
+	chunkCountAt = 1
+	// chunkMaxRows: the most rows a chunk can hold; a chunk leases as many
+	// numbers as it may use, and what it leaves stays in the block.
+	chunkMaxRows = (chunkItems - chunkFixed) / itemsPerRow
 )
 
 // chunkLayout says which row each conditional item belongs to.
@@ -32,9 +34,11 @@ type chunkLayout struct {
 	ticket map[int]int
 }
 
-// ImportChunk commits a prefix of tx.Rows in one transaction. Warm, a chunk
-// is one request; a row some other run imported is skipped after the
-// transaction names it (its record's condition fails).
+// ImportChunk commits a prefix of tx.Rows in one transaction. An AI
+// caller's chunk reads the workspace's policy first (consistently), and a
+// chunk whose numbers this instance's block cannot cover leases a block;
+// otherwise a chunk is one request. A row some other run imported is
+// skipped after the transaction names it (its record's condition fails).
 func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, error) {
 	ws := tx.Task.Workspace
 	unlock, err := s.locks.lock(ctx, "workspace\x00"+ws)
@@ -42,42 +46,52 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 		return board.Task{}, err
 	}
 	defer unlock()
-	if s.cache.next(ws) == 0 {
-		since := s.cache.epoch()
+	if tx.AllowedPolicies != nil {
 		item, err := s.getItem(ctx, workspaceKey(ws))
 		if err != nil {
 			return board.Task{}, err
 		}
-		if err := s.checkWorkspace(board.CreateTx{Workspace: ws, AllowedPolicies: tx.AllowedPolicies}, item, since); err != nil {
+		if item == nil {
+			return board.Task{}, board.ErrNotFound
+		}
+		if err := board.CheckPolicy(tx.AllowedPolicies, decodeWorkspace(item).Workspace.AIPolicy); err != nil {
 			return board.Task{}, err
 		}
 	}
+	shard, release, err := s.takeSlot(ctx, ws)
+	if err != nil {
+		return board.Task{}, err
+	}
+	defer release()
 	skip := map[int]bool{}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		number := s.cache.next(ws)
-		items, at, taken, imported, err := s.chunkItems(tx, number, skip)
+		// The rest of this instance's block first (no gap), else a block
+		// for as many rows as a chunk holds.
+		if s.numbersLeft(ws) == 0 {
+			if err := s.ensureNumbers(ctx, ws, int64(min(len(tx.Rows), chunkMaxRows))); err != nil {
+				return board.Task{}, err
+			}
+		}
+		number := s.peekNumber(ws)
+		items, at, taken, imported, err := s.chunkItems(tx, number, int(s.numbersLeft(ws)), skip, shard)
 		if err != nil {
 			return board.Task{}, err
 		}
-		since := s.cache.epoch() // for what the cancellation returns
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
 			return board.Task{}, err
 		case c == nil:
 			if imported > 0 {
-				s.cache.setNext(ws, number+int64(imported))
-				s.cache.countsUnknown(ws)
+				s.usedNumbers(ws, number, int64(imported))
+				s.cache.countsChanged(ws)
 				s.indexImported(ctx, items)
 			}
 			return tx.After(taken, imported), nil
 		case c.failedAt(chunkTaskAt):
 			return board.Task{}, s.taskChanged(ctx, tx.Task.ID, c.old[chunkTaskAt])
-		case c.failedAt(chunkCounterAt):
-			if err := s.counterMoved(ctx, board.CreateTx{Workspace: ws, AllowedPolicies: tx.AllowedPolicies}, c.old[chunkCounterAt], since, number); err != nil {
-				return board.Task{}, err
-			}
-			continue // numbers taken by creates meanwhile: build again
+		case c.failedAt(chunkCountAt):
+			return board.Task{}, board.ErrNotFound
 		}
 		retried := false
 		for i, row := range at.record {
@@ -93,9 +107,13 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 			}
 			retried = true
 		}
-		for i, row := range at.ticket {
+		for i := range at.ticket {
 			if c.failedAt(i) {
-				return board.Task{}, fmt.Errorf("dynamo: ticket of row %d exists although workspace %s's counter is at %d", tx.Rows[row].Index, ws, number)
+				// A number of the block holds a ticket already (an import
+				// raised the counter past it, or a commit whose answer was
+				// lost used it): lease afresh above it.
+				s.dropNumbers(ws)
+				retried = true
 			}
 		}
 		if retried {
@@ -122,8 +140,9 @@ func (s *Store) liveRowRecord(ctx context.Context, row board.ChunkRow, old map[s
 }
 
 // chunkItems lays out the transaction for the longest prefix of rows that
-// fits, numbering the rows not skipped from number on.
-func (s *Store) chunkItems(tx board.ChunkTx, number int64, skip map[int]bool) ([]types.TransactWriteItem, chunkLayout, int, int, error) {
+// fits, numbering the rows not skipped from number on, at most numbers of
+// them.
+func (s *Store) chunkItems(tx board.ChunkTx, number int64, numbers int, skip map[int]bool, shard int) ([]types.TransactWriteItem, chunkLayout, int, int, error) {
 	at := chunkLayout{record: map[int]int{}, ticket: map[int]int{}}
 	var rowItems []types.TransactWriteItem
 	size, taken, imported := 0, 0, 0
@@ -132,7 +151,7 @@ func (s *Store) chunkItems(tx board.ChunkTx, number int64, skip map[int]bool) ([
 			taken++
 			continue
 		}
-		if chunkFixed+len(rowItems)+itemsPerRow+len(row.Input.Tags) > chunkItems {
+		if chunkFixed+len(rowItems)+itemsPerRow+len(row.Input.Tags) > chunkItems || imported == numbers {
 			break
 		}
 		plan, err := tx.Build(row, number+int64(imported))
@@ -176,38 +195,11 @@ func (s *Store) chunkItems(tx board.ChunkTx, number int64, skip map[int]bool) ([
 	}
 	cond, names, values := taskCondition([]board.TaskStatus{board.TaskWorking}, tx.Task.Cursor)
 	items := []types.TransactWriteItem{
-		chunkTaskAt:    s.put(task, cond, names, values, true),
-		chunkCounterAt: s.counterAdvance(tx.Task.Workspace, number, imported, tx.AllowedPolicies),
+		chunkTaskAt:  s.put(task, cond, names, values, true),
+		chunkCountAt: s.mustExist(workspaceKey(tx.Task.Workspace)), // nothing to count: the workspace must still exist
+	}
+	if imported > 0 {
+		items[chunkCountAt] = s.countAdd(tx.Task.Workspace, shard, map[board.Status]int64{board.StatusCandidate: int64(imported)})
 	}
 	return append(items, rowItems...), at, taken, imported, nil
-}
-
-// counterAdvance takes n numbers from number on and counts n new
-// candidates, only while the counter is at number and the policy allows
-// the caller. With n = 0 it only checks.
-func (s *Store) counterAdvance(slug string, number int64, n int, allowed []board.AIPolicy) types.TransactWriteItem {
-	cond, names, values := policyCondition(allowed)
-	names["#next"] = attrNextNum
-	values[":expected"] = num(number)
-	cond = "#next = :expected AND " + cond
-	u := &types.Update{
-		TableName:                           aws.String(s.table),
-		Key:                                 workspaceKey(slug),
-		ConditionExpression:                 aws.String(cond),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-	if n == 0 {
-		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: u.TableName, Key: u.Key, ConditionExpression: u.ConditionExpression,
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}}
-	}
-	names["#count"] = countAttr(board.StatusCandidate)
-	values[":after"] = num(number + int64(n))
-	values[":n"] = num(int64(n))
-	u.UpdateExpression = aws.String("SET #next = :after ADD #count :n")
-	return types.TransactWriteItem{Update: u}
 }

@@ -23,17 +23,23 @@ const (
 	// tag character). It is always present: contains() on a missing
 	// attribute is an error on minidyn (false on DynamoDB), and minidyn
 	// also mishandles empty lists.
-	attrTags      = "tags"
-	attrDue       = "due"  // YYYY-MM-DD, absent when none
-	attrSlug      = "slug" // workspace
-	attrName      = "name" // workspace
-	attrPolicy    = "ai_policy"
-	attrNextNum   = "next_number" // the number the next ticket gets
-	countPrefix   = "n_"          // n_<status>: tickets per status
+	attrTags   = "tags"
+	attrDue    = "due"  // YYYY-MM-DD, absent when none
+	attrSlug   = "slug" // workspace
+	attrName   = "name" // workspace
+	attrPolicy = "ai_policy"
+	// attrNextNum: on a workspace item, where its counter item starts
+	// (numbers.go); no write moves it but an import's.
+	attrNextNum = "next_number"
+	// n_<status>: tickets per status, on count shards (and, from before
+	// shards, on the workspace item; reads add both).
+	countPrefix   = "n_"
 	typeTicket    = "ticket"
 	typeNote      = "note"
 	typeEvent     = "event"
 	typeWorkspace = "workspace"
+	// typeCountShard: a count shard (countshards.go).
+	typeCountShard = "count_shard"
 )
 
 func countAttr(s board.Status) string { return countPrefix + string(s) }

@@ -50,7 +50,8 @@ var indexNames = []string{indexTickets, indexByStatus, indexByOwner, indexEvents
 
 // Partition key prefixes and fixed sort keys.
 const (
-	pkWorkspaces     = "WS"  // every workspace item lives in this one partition
+	pkWorkspaces     = "WS"  // every workspace item lives in this one partition, with its count shards
+	pkCounterPrefix  = "WN#" // WN#<slug>: the workspace's ticket counter (numbers.go), sort key skCounter
 	pkRequestPrefix  = "R#"  // R#<principal>#<request_id>
 	pkTicketPrefix   = "T#"  // T#<ticket id>: the ticket, its notes, its events
 	pkWSEventsPrefix = "WE#" // WE#<slug>: events of a workspace itself
@@ -59,6 +60,12 @@ const (
 	skTicket         = "T"
 	skNotePrefix     = "N#"
 	skEventPrefix    = "E#"
+	skCounter        = "N"
+	// <slug>#count#NN: a count shard of the workspace (countshards.go).
+	// Slugs hold no '#', so the shards sort right after their workspace
+	// item and before any other workspace's: one Query of the range
+	// [<slug>, <slug>#~] reads a workspace with its counts.
+	skShardInfix = "#count#"
 )
 
 func key(pk, sk string) map[string]types.AttributeValue {
@@ -66,6 +73,17 @@ func key(pk, sk string) map[string]types.AttributeValue {
 }
 
 func workspaceKey(slug string) map[string]types.AttributeValue { return key(pkWorkspaces, slug) }
+
+// counterKey is the key of a workspace's ticket counter: its own partition,
+// which no transaction names.
+func counterKey(slug string) map[string]types.AttributeValue {
+	return key(pkCounterPrefix+slug, skCounter)
+}
+
+// shardKey is the key of count shard i of a workspace.
+func shardKey(slug string, i int) map[string]types.AttributeValue {
+	return key(pkWorkspaces, fmt.Sprintf("%s%s%02d", slug, skShardInfix, i))
+}
 
 // requestKey scopes the record by principal; '#' cannot occur in a principal
 // or a request_id, so the concatenation is unambiguous.

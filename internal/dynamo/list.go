@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -28,14 +29,31 @@ import (
 // the read asks for exactly limit+1 items. Either way a call reads a number
 // of items bounded by its page and MaxScan, however large the workspace.
 func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.TicketPage, error) {
-	policy, counts, err := s.workspacePolicyCounts(ctx, q.Workspace)
-	if err == nil {
-		err = board.CheckPolicy(q.Readable, policy)
+	var policy board.AIPolicy
+	var counts map[board.Status]int
+	var countsErr error
+	var wg sync.WaitGroup
+	if p, ok := s.cache.policyOnly(q.Workspace, s.policyTTL); ok {
+		// The policy is known: if the counts are not (a write of this
+		// instance changed them), they are read beside the list.
+		policy = p
+		if _, c, ok := s.cache.policy(q.Workspace, s.policyTTL); ok {
+			counts = c
+		} else {
+			wg.Go(func() { _, counts, countsErr = s.workspacePolicyCounts(ctx, q.Workspace) })
+		}
+	} else {
+		var err error
+		if policy, counts, err = s.workspacePolicyCounts(ctx, q.Workspace); err != nil {
+			return board.TicketPage{}, err
+		}
 	}
-	if err != nil {
+	if err := board.CheckPolicy(q.Readable, policy); err != nil {
+		wg.Wait()
 		return board.TicketPage{}, err
 	}
 	b := newPageBuilder(q)
+	var err error
 	switch {
 	case q.Query != "":
 		err = s.searchTickets(ctx, q, b)
@@ -43,6 +61,10 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 		err = s.listByTag(ctx, q, b)
 	default:
 		err = s.listByIndex(ctx, q, b)
+	}
+	wg.Wait()
+	if err == nil {
+		err = countsErr
 	}
 	if err != nil {
 		return board.TicketPage{}, err

@@ -13,7 +13,7 @@ import (
 // *board.PolicyError when its policy is not in readable. So a ticket the
 // caller may not see costs no more than an absent one: nothing of it is read.
 func (s *Store) readableWorkspace(ctx context.Context, slug string, readable []board.AIPolicy) (board.AIPolicy, error) {
-	policy, _, err := s.workspacePolicyCounts(ctx, slug)
+	policy, err := s.WorkspacePolicy(ctx, slug)
 	if err != nil {
 		return "", err
 	}
@@ -21,28 +21,41 @@ func (s *Store) readableWorkspace(ctx context.Context, slug string, readable []b
 }
 
 // WorkspacePolicy answers from the cache when the policy was read within
-// PolicyTTL (no request), otherwise with one consistent GetItem.
+// PolicyTTL (no request), otherwise with one consistent GetItem of the
+// workspace item.
 func (s *Store) WorkspacePolicy(ctx context.Context, slug string) (board.AIPolicy, error) {
-	policy, _, err := s.workspacePolicyCounts(ctx, slug)
-	return policy, err
+	if p, ok := s.cache.policyOnly(slug, s.policyTTL); ok {
+		return p, nil
+	}
+	item, err := s.getItem(ctx, workspaceKey(slug))
+	if err != nil {
+		return "", err
+	}
+	if item == nil {
+		s.cache.forget(slug)
+		return "", board.ErrNotFound
+	}
+	p := decodeWorkspace(item).Workspace.AIPolicy
+	s.cache.setPolicy(slug, p)
+	return p, nil
 }
 
-// workspacePolicyCounts is WorkspacePolicy with the ticket counts the
-// same read gives.
+// workspacePolicyCounts is WorkspacePolicy with the ticket counts: from
+// the cache when both are fresh, otherwise one consistent Query of the
+// workspace with its count shards.
 func (s *Store) workspacePolicyCounts(ctx context.Context, slug string) (board.AIPolicy, map[board.Status]int, error) {
 	if p, counts, ok := s.cache.policy(slug, s.policyTTL); ok {
 		return p, counts, nil
 	}
 	since := s.cache.epoch()
-	item, err := s.getItem(ctx, workspaceKey(slug))
+	w, ok, err := s.readWorkspace(ctx, slug)
 	if err != nil {
 		return "", nil, err
 	}
-	if item == nil {
+	if !ok {
 		s.cache.forget(slug)
 		return "", nil, board.ErrNotFound
 	}
-	w := decodeWorkspace(item)
 	s.cache.remember(w, since)
 	return w.Workspace.AIPolicy, w.Workspace.Counts, nil
 }

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -44,15 +45,23 @@ func (s *Store) ListEvents(ctx context.Context, workspace string, limit int) ([]
 
 // LoadForWrite reads the request record, the ticket and its workspace in
 // one consistent BatchGetItem: the workspace is named by the ticket id, so
-// nothing has to be read first.
+// nothing has to be read first. The policy it read is the one the
+// SaveTicket of this request goes by (policyreads.go). When this instance
+// holds no fresh count-shard slot of the workspace, one is taken beside
+// the read, for a move's transaction.
 func (s *Store) LoadForWrite(ctx context.Context, k ledger.Key, ticketID string, now time.Time) (board.WriteContext, error) {
 	keys := []map[string]types.AttributeValue{requestKey(k)}
 	slug, _, err := board.ParseTicketID(ticketID)
+	var wg sync.WaitGroup
 	if err == nil {
 		keys = append(keys, ticketKey(ticketID), workspaceKey(slug))
+		if !s.hasFreeSlot(slug) {
+			// Its error is the move's to meet: SaveTicket takes a slot again.
+			wg.Go(func() { _ = s.leaseSlot(ctx, slug) })
+		}
 	}
-	since := s.cache.epoch()
 	found, err := s.batchGet(ctx, keys)
+	wg.Wait()
 	if err != nil {
 		return board.WriteContext{}, err
 	}
@@ -68,7 +77,8 @@ func (s *Store) LoadForWrite(ctx context.Context, k ledger.Key, ticketID string,
 		return board.WriteContext{}, err
 	}
 	w := decodeWorkspace(found[2])
-	s.cache.remember(w, since)
+	s.cache.setPolicy(slug, w.Workspace.AIPolicy)
+	s.policyReads.put(k, w.Workspace.AIPolicy)
 	wc.Ticket, wc.Policy = &t, w.Workspace.AIPolicy
 	return wc, nil
 }

@@ -12,8 +12,8 @@ import (
 // Who retries what (docs/architecture.md, "Retries"): transient failures
 // (throttling, 5xx, dropped connections, a single-item write that met a
 // transaction) are the SDK's retryer's, configured here and nowhere else.
-// The store's own loops retry what a condition told them (a moved counter, a
-// record that expired between a write and a read) and a transaction that met
+// The store's own loops retry what a condition told them (a ticket number
+// found taken, a record that expired between a write and a read) and a transaction that met
 // another on one of its items (commit.go); when the SDK
 // gives up, or its retry quota is spent, the call fails with that error
 // instead of starting the SDK's retries all over again.

@@ -55,8 +55,7 @@ func newInstance(t *testing.T, ep endpoint, table string, cfg dynamo.Config) ins
 // create_ticket is measured as the tool runs it, similar tickets
 // included; its titles have one word that similarity looks up ("ticket":
 // cN is shorter than three runes), so the similar Query round is one
-// request and requests count its round trips. Run with -v to see the
-// table.
+// request. Run with -v to see the table.
 func TestRoundTrips(t *testing.T) {
 	for _, e := range endpoints() {
 		t.Run(e.name, func(t *testing.T) {
@@ -113,20 +112,20 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 		t.Fatal(err)
 	}
 	rows = append(rows, rtRow{call: "Open (cold start; table and seed exist)", requests: openCounter.Total(), ops: openCounter.Ops(),
-		budget: 1, note: "once per instance; warms the counter and policy cache (+1 DescribeTable with CreateTable)"})
+		budget: 1, note: "once per instance; warms the policy cache (+1 DescribeTable with CreateTable)"})
 
 	a := newInstance(t, ep, table, dynamo.Config{})
-	measure(a, "create_ticket, first after Open", same(2), "counter known from Open's read; the similar Query finds no other ticket (no BatchGetItem), then the transaction", create(a, "c1"))
-	measure(a, "create_ticket, warm", same(3), "the similar Query round, its BatchGetItem, the transaction storing them in the record", create(a, "c2"))
+	measure(a, "create_ticket, first after Open", same(4), "at once: the similar Query (it finds no other ticket: no BatchGetItem), the record with the workspace's policy (one consistent BatchGetItem) and the lease of a block of numbers (UpdateItem); then the transaction: two round trips", create(a, "c1"))
+	measure(a, "create_ticket, warm", same(4), "the similar Query beside the record and policy BatchGetItem, the similar tickets' BatchGetItem, the transaction storing them in the record: three round trips", create(a, "c2"))
 	cold := newInstance(t, ep, table, dynamo.Config{Seed: []board.Workspace{}})
-	measure(cold, "create_ticket, cold (counter unknown)", same(4), "BatchGetItem of record + workspace (a replay ends there), then as warm", create(cold, "c3"))
-	measure(a, "create_ticket, stale counter (another instance created)", same(4),
-		"as warm; the failed counter condition returns the workspace item (ALL_OLD): built again (similar kept), sent again", create(a, "c4"))
+	measure(cold, "create_ticket, cold (no block of numbers)", same(6), "as warm, with the lease beside the first round, where the similar lookup also reads the policy it has not cached (one GetItem): three round trips", create(cold, "c3"))
+	measure(a, "create_ticket after another instance created", same(4),
+		"as warm: nothing to retry, each instance numbers from its own block", create(a, "c4"))
 	measure(a, "create_ticket replay, warm", same(1), "the record (one GetItem) of a request this instance answered: similar from the record", replay(a, "c4"))
 	replayCold := newInstance(t, ep, table, dynamo.Config{Seed: []board.Workspace{}})
-	measure(replayCold, "create_ticket replay, cold", same(1), "found by the BatchGetItem; similar from the record", replay(replayCold, "c4"))
-	measure(replayCold, "create_ticket replay, warm, a request this instance never saw", budget{moto: 3, minidyn: 4},
-		"the similar Query round and BatchGetItem, then the transaction, whose failed condition returns the record (minidyn returns none: one read more); similar from the record", replay(replayCold, "c2"))
+	measure(replayCold, "create_ticket replay, cold", same(5), "found by the record and policy BatchGetItem; the similar lookup (with its own policy GetItem, not cached yet) and the lease went out beside it (two round trips); similar from the record", replay(replayCold, "c4"))
+	measure(replayCold, "create_ticket replay, a request this instance never saw", same(3),
+		"found by the record and policy BatchGetItem, beside the similar lookup's two round trips; similar from the record", replay(replayCold, "c2"))
 	// The similar tickets an answer to create_ticket carries: of "ticket
 	// c4" only "ticket" is looked up (c4 is shorter than three runes), so
 	// one Query, then the candidates in one BatchGetItem.
@@ -147,7 +146,7 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 		_, err := a.svc.UpdateTicket(ctx, board.UpdateTicketInput{RequestID: "u1", ID: "inbox-1", Title: &title})
 		return err
 	})
-	measure(a, "move_ticket", same(2), "counts move in the same transaction", func() error {
+	measure(a, "move_ticket", same(2), "the count change on this instance's count shard, in the same transaction", func() error {
 		_, err := a.svc.MoveTicket(ctx, board.MoveTicketInput{RequestID: "m1", ID: "inbox-1", Status: board.StatusDoing})
 		return err
 	})
@@ -164,7 +163,7 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 		_, err := uncached.svc.GetTicket(ctx, board.TicketIDInput{ID: "inbox-1"})
 		return err
 	})
-	measure(a, "list_tickets (policy cached)", same(1), "", func() error {
+	measure(a, "list_tickets (policy cached)", same(2), "this instance's own writes dropped its cached counts: they are read again beside the list (one round trip)", func() error {
 		_, err := a.svc.ListTickets(ctx, board.ListTicketsInput{Workspace: "inbox"})
 		return err
 	})
@@ -200,11 +199,11 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 		_, err := a.svc.UpdateTicket(ctx, board.UpdateTicketInput{RequestID: "u-same", ID: "inbox-1", Title: &title})
 		return err
 	})
-	measure(a, "list_workspaces", same(1), "", func() error {
+	measure(a, "list_workspaces", same(1), "one Query: the workspace items with their count shards", func() error {
 		_, err := a.svc.ListWorkspaces(ctx)
 		return err
 	})
-	measure(a, "get_workspace_summary", same(4), "GetItem of the workspace, then three Queries at once: waiting_ai, open due, events", func() error {
+	measure(a, "get_workspace_summary", same(4), "a Query of the workspace with its count shards, then three Queries at once: waiting_ai, open due, events", func() error {
 		_, err := a.svc.GetWorkspaceSummary(ctx, board.WorkspaceInput{Workspace: "inbox"})
 		return err
 	})

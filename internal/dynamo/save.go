@@ -13,9 +13,11 @@ import (
 
 // SaveTicket commits an update, move or note: the request record, the new
 // ticket (on the condition that its version is still the one the change was
-// computed from), the workspace's counts when the status changed, the event
-// and the note, in one transaction. A lost race is ErrVersionConflict; the
-// service reloads and recomputes.
+// computed from), the count change on this instance's count shard when the
+// status changed, the event and the note, in one transaction. A lost race
+// is ErrVersionConflict; the service reloads and recomputes. An AI
+// caller's policy is the one read consistently at the start of the write
+// (policyreads.go); the transaction names no workspace item.
 func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
 	unlock, err := s.locks.lock(ctx, "ticket\x00"+tx.Before.ID)
@@ -23,12 +25,27 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		return ledger.Record{}, err
 	}
 	defer unlock()
+	if tx.AllowedPolicies != nil {
+		if err := s.writePolicy(ctx, tx.Request, tx.Before.Workspace, tx.AllowedPolicies); err != nil {
+			return ledger.Record{}, err
+		}
+	} else {
+		s.policyReads.take(tx.Request.Key) // a person's write needs no policy: forget the reading
+	}
+	shard := -1
+	if tx.After != nil && tx.After.Status != tx.Before.Status {
+		var release func()
+		if shard, release, err = s.takeSlot(ctx, tx.Before.Workspace); err != nil {
+			return ledger.Record{}, err
+		}
+		defer release()
+	}
 	var w writeAttempts
 	ctx = withWriteDeadline(ctx, time.Now().Add(s.raceFor))
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		txid := newTxID()
 		w.txids = append(w.txids, txid)
-		items, at, err := s.saveItems(tx, txid)
+		items, at, err := s.saveItems(tx, txid, shard)
 		if err != nil {
 			return ledger.Record{}, err
 		}
@@ -37,14 +54,15 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			// Last: the conditional items keep their positions.
 			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
 		}
-		since := s.cache.epoch() // for what the cancellation returns
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
 			return ledger.Record{}, err
 		case c == nil:
 			if tx.After != nil {
-				s.cache.moved(tx.Before.Workspace, tx.Before.Status, tx.After.Status)
+				if shard >= 0 {
+					s.cache.countsChanged(tx.Before.Workspace)
+				}
 				s.indexLater(ctx, words)
 			}
 			return tx.Request, nil
@@ -55,7 +73,7 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			}
 			switch verdict {
 			case recordOurs:
-				s.cache.countsUnknown(tx.Before.Workspace) // an earlier attempt committed
+				s.cache.countsChanged(tx.Before.Workspace) // an earlier attempt committed
 				return *old, nil
 			case recordTaken:
 				return ledger.Record{}, &ledger.ExistsError{Record: *old}
@@ -63,11 +81,6 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			continue
 		case c.failedAt(at.ticket):
 			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
-		case at.workspace > 0 && c.failedAt(at.workspace):
-			if err := s.workspaceRefuses(ctx, tx, c.old[at.workspace], since); err != nil {
-				return ledger.Record{}, err
-			}
-			// The policy allows the write after all (it changed back): retry.
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return ledger.Record{}, err
@@ -78,10 +91,12 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 
 // saveLayout says where the conditional items of a save sit: the request
 // record is always item 0, the ticket (its new state, or a check of its
-// version) item 1; workspace is 0 when absent.
-type saveLayout struct{ ticket, workspace int }
+// version) item 1.
+type saveLayout struct{ ticket int }
 
-func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteItem, saveLayout, error) {
+// saveItems lays out a save; shard is the count shard a status change
+// adds to.
+func (s *Store) saveItems(tx board.SaveTx, txid string, shard int) ([]types.TransactWriteItem, saveLayout, error) {
 	var at saveLayout
 	rec, part, err := recordItems(tx.Request, txid)
 	if err != nil {
@@ -113,23 +128,12 @@ func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteIt
 			return nil, at, err
 		}
 		items = append(items, s.put(ticket, versionCond, versionNames, versionValues, true))
-		if tx.After.Status != tx.Before.Status {
-			at.workspace = len(items)
-			items = append(items, s.moveCount(tx.Before.Workspace, tx.Before.Status, tx.After.Status, tx.AllowedPolicies))
+		if d := moved(tx.Before.Status, tx.After.Status); d != nil {
+			if shard < 0 {
+				return nil, at, fmt.Errorf("dynamo: a move of %s without a count shard", tx.Before.ID)
+			}
+			items = append(items, s.countAdd(tx.Before.Workspace, shard, d))
 		}
-	}
-	if at.workspace == 0 && tx.AllowedPolicies != nil {
-		// No count moves, but the policy must still hold at commit.
-		cond, names, values := policyCondition(tx.AllowedPolicies)
-		at.workspace = len(items)
-		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName:                           aws.String(s.table),
-			Key:                                 workspaceKey(tx.Before.Workspace),
-			ConditionExpression:                 aws.String(cond),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}})
 	}
 	if tx.Event != nil {
 		ev, err := eventItem(*tx.Event)
@@ -153,43 +157,6 @@ func (s *Store) saveItems(tx board.SaveTx, txid string) ([]types.TransactWriteIt
 		items = append(items, s.tagWrites(&tx.Before, *tx.After)...)
 	}
 	return items, at, nil
-}
-
-// moveCount moves one ticket between the workspace's status counts. The
-// ticket's version condition in the same transaction makes it exact.
-func (s *Store) moveCount(slug string, from, to board.Status, allowed []board.AIPolicy) types.TransactWriteItem {
-	cond, names, values := policyCondition(allowed)
-	names["#from"], names["#to"] = countAttr(from), countAttr(to)
-	values[":minus"], values[":one"] = num(-1), num(1)
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                           aws.String(s.table),
-		Key:                                 workspaceKey(slug),
-		UpdateExpression:                    aws.String("ADD #from :minus, #to :one"),
-		ConditionExpression:                 aws.String(cond),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}
-}
-
-// workspaceRefuses explains a failed workspace condition of a save: the
-// workspace is gone, or its policy no longer allows the caller. nil means
-// neither holds any more, and the save may be retried.
-func (s *Store) workspaceRefuses(ctx context.Context, tx board.SaveTx, old map[string]types.AttributeValue, since uint64) error {
-	if old == nil {
-		since = s.cache.epoch()
-		item, err := s.getItem(ctx, workspaceKey(tx.Before.Workspace))
-		if err != nil {
-			return err
-		}
-		old = item
-	}
-	if old == nil {
-		return board.ErrNotFound
-	}
-	w := decodeWorkspace(old)
-	s.cache.remember(w, since)
-	return board.CheckPolicy(tx.AllowedPolicies, w.Workspace.AIPolicy)
 }
 
 // ticketMoved tells a lost race from a vanished ticket, from the old item

@@ -41,10 +41,9 @@ type Config struct {
 	// Now is the clock of the policy cache (nil: time.Now); tests move it.
 	Now    func() time.Time
 	Logger *slog.Logger
-	// CounterRaceBudget bounds how long one create keeps retrying after
-	// losing the workspace counter to other instances, and how long one
-	// write keeps meeting other transactions on its items (commit.go)
-	// (0: the default, DefaultCounterRaceBudget). Tests that race many instances on one
+	// CounterRaceBudget bounds how long one write keeps meeting other
+	// transactions on its items (commit.go) (0: the default,
+	// DefaultCounterRaceBudget). Tests that race many instances on one
 	// shared emulator lengthen it: there the emulator, not the protocol,
 	// is slow.
 	CounterRaceBudget time.Duration
@@ -69,8 +68,13 @@ type Store struct {
 	log       *slog.Logger
 	cache     *workspaceCache
 	locks     keyLocks
-	serialize bool
-	raceFor   time.Duration
+	// leases: this instance's blocks of ticket numbers and count-shard
+	// slots (numbers.go, countshards.go).
+	leases leases
+	// policyReads: the policy each LoadForWrite read, for its SaveTicket.
+	policyReads policyReads
+	serialize   bool
+	raceFor     time.Duration
 	// wordsByStream: Config.WordsByStream.
 	wordsByStream bool
 	// answered: the create requests this instance committed or answered
@@ -137,7 +141,6 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	for i, w := range seed {
 		keys[i] = workspaceKey(w.Slug)
 	}
-	since := s.cache.epoch()
 	found, err := s.batchGet(ctx, keys)
 	var missing *types.ResourceNotFoundException
 	if errors.As(err, &missing) {
@@ -148,11 +151,12 @@ func (s *Store) seed(ctx context.Context, seed []board.Workspace) error {
 	}
 	for i, w := range seed {
 		if item := found[i]; item != nil {
-			s.cache.remember(decodeWorkspace(item), since)
+			w := decodeWorkspace(item).Workspace
+			s.cache.setPolicy(w.Slug, w.AIPolicy)
 			continue
 		}
 		c, err := s.commit(ctx, []types.TransactWriteItem{s.put(workspaceItem(w), "attribute_not_exists(#pk)",
-			map[string]string{"#pk": attrPK}, nil, false)})
+			map[string]string{"#pk": attrPK}, nil, false), s.newCounter(w.Slug, 1)})
 		if err != nil {
 			return fmt.Errorf("dynamo: seeding workspace %s: %w", w.Slug, err)
 		}

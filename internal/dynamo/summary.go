@@ -11,22 +11,21 @@ import (
 )
 
 // ReadSummary is 4 requests at any size, 2 round trips: a consistent
-// GetItem of the workspace (its counts are attributes, kept by the write
-// transactions; its policy decides whether to read on), then three Queries
+// Query of the workspace item with its count shards (countshards.go; its
+// policy decides whether to read on), then three Queries
 // at once: the newest waiting_ai tickets (tickets_by_status), the open
 // tickets due soonest (tickets_open_due, sparse: it holds only open tickets
 // with a due date, earliest due first) and the newest events (events).
 func (s *Store) ReadSummary(ctx context.Context, q board.SummaryQuery) (board.SummaryRead, error) {
 	since := s.cache.epoch()
-	item, err := s.getItem(ctx, workspaceKey(q.Workspace))
+	w, ok, err := s.readWorkspace(ctx, q.Workspace)
 	if err != nil {
 		return board.SummaryRead{}, err
 	}
-	if item == nil {
+	if !ok {
 		s.cache.forget(q.Workspace)
 		return board.SummaryRead{}, board.ErrNotFound
 	}
-	w := decodeWorkspace(item)
 	s.cache.remember(w, since)
 	if err := board.CheckPolicy(q.Readable, w.Workspace.AIPolicy); err != nil {
 		return board.SummaryRead{}, err

@@ -253,21 +253,18 @@ func (s *Store) UpdateTask(ctx context.Context, t board.Task, from []board.TaskS
 		return err
 	}
 	defer unlock()
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		c, err := s.commit(ctx, items)
-		switch {
-		case err != nil:
-			return err
-		case c == nil:
-			return nil
-		case c.failedAt(0):
-			return s.taskChanged(ctx, t.ID, c.old[0])
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return err
-		}
+	// Only the task's put has a condition, so a refusal is its answer;
+	// conflicts with other transactions are commit's to retry.
+	c, err := s.commit(ctx, items)
+	switch {
+	case err != nil:
+		return err
+	case c == nil:
+		return nil
+	case c.failedAt(0):
+		return s.taskChanged(ctx, t.ID, c.old[0])
 	}
-	return fmt.Errorf("dynamo: updating task %s kept conflicting", t.ID)
+	return fmt.Errorf("dynamo: updating task %s was refused: %v", t.ID, c.codes)
 }
 
 // taskChanged reads the task as stored (from the cancellation's old item

@@ -9,8 +9,9 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// ListWorkspaces is one Query of the workspaces' partition; counts are
-// attributes of each workspace item, kept by the write transactions.
+// ListWorkspaces is one Query of the workspaces' partition, which holds
+// each workspace item followed by its count shards (countshards.go): the
+// counts are their sums, exact as of the read.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
 	since := s.cache.epoch()
 	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
@@ -23,33 +24,34 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]board.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]board.Workspace, 0, len(items))
-	for _, item := range items {
-		w := decodeWorkspace(item)
+	ws := decodeWorkspaces(items)
+	out := make([]board.Workspace, 0, len(ws))
+	for _, w := range ws {
 		s.cache.remember(w, since)
 		out = append(out, w.Workspace)
 	}
 	return out, nil
 }
 
-// GetWorkspace is one consistent GetItem.
+// GetWorkspace is one consistent Query of the workspace with its count
+// shards.
 func (s *Store) GetWorkspace(ctx context.Context, slug string) (board.Workspace, error) {
 	since := s.cache.epoch()
-	item, err := s.getItem(ctx, workspaceKey(slug))
+	w, ok, err := s.readWorkspace(ctx, slug)
 	if err != nil {
 		return board.Workspace{}, err
 	}
-	if item == nil {
+	if !ok {
 		return board.Workspace{}, board.ErrNotFound
 	}
-	w := decodeWorkspace(item)
 	s.cache.remember(w, since)
 	return w.Workspace, nil
 }
 
 // SetWorkspacePolicy changes the policy and appends the event in one
 // transaction. Other instances see the change on their next write at once
-// (write transactions check the policy) and on reads within PolicyTTL.
+// (every AI write reads the policy consistently when it starts:
+// policyreads.go) and on reads within PolicyTTL.
 func (s *Store) SetWorkspacePolicy(ctx context.Context, slug string, policy board.AIPolicy, ev board.Event) error {
 	event, err := eventItem(ev)
 	if err != nil {

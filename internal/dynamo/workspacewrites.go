@@ -11,11 +11,12 @@ import (
 )
 
 // CreateWorkspace is one transaction: the request record (item 0), the new
-// workspace item on the condition that the slug is free (item 1), the event.
+// workspace item on the condition that the slug is free (item 1), its
+// counter item (numbers.go), the event.
 func (s *Store) CreateWorkspace(ctx context.Context, tx board.WorkspaceTx) (ledger.Record, error) {
 	item := workspaceItem(tx.Workspace)
 	put := s.put(item, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false)
-	rec, err := s.workspaceWrite(ctx, tx, put, board.ErrExists)
+	rec, err := s.workspaceWrite(ctx, tx, put, board.ErrExists, s.newCounter(tx.Workspace.Slug, 1))
 	if err == nil {
 		s.cache.remember(workspaceState{Workspace: tx.Workspace, Next: 1}, s.cache.epoch())
 	}
@@ -49,8 +50,8 @@ func (s *Store) UpdateWorkspace(ctx context.Context, tx board.WorkspaceTx) (ledg
 }
 
 // workspaceWrite commits record + change (when it is not empty) + event +
-// result part, and maps a failed condition on the change to refused.
-func (s *Store) workspaceWrite(ctx context.Context, tx board.WorkspaceTx, change types.TransactWriteItem, refused error) (ledger.Record, error) {
+// result part + more, and maps a failed condition on the change to refused.
+func (s *Store) workspaceWrite(ctx context.Context, tx board.WorkspaceTx, change types.TransactWriteItem, refused error, more ...types.TransactWriteItem) (ledger.Record, error) {
 	now := tx.Request.CreatedAt
 	unlock, err := s.locks.lock(ctx, "workspace\x00"+tx.Workspace.Slug)
 	if err != nil {
@@ -82,6 +83,7 @@ func (s *Store) workspaceWrite(ctx context.Context, tx board.WorkspaceTx, change
 		if part != nil {
 			items = append(items, s.put(part, "", nil, nil, false))
 		}
+		items = append(items, more...)
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
