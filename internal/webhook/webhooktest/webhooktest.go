@@ -37,9 +37,9 @@ func Run(t *testing.T, open func(t *testing.T) Backend) {
 
 func sub(id, workspace string, n int) webhook.Subscription {
 	return webhook.Subscription{ID: id, Workspace: workspace, URL: "https://hooks.example.com/" + id,
-		Events:    []webhook.EventFilter{{Kind: board.EventTicketMoved, To: board.StatusWaitingHuman}, {Kind: board.EventNoteAdded}},
-		Format:    webhook.FormatSlack, CreatedBy: "human:alice", CreatedAt: T0.Add(time.Duration(n)*time.Second + 7*time.Millisecond),
-		Progress:  webhook.Progress{Cursor: ""}, SealedSecret: []byte{0, 1, 2, byte(n), 255}}
+		Events: []webhook.EventFilter{{Kind: board.EventTicketMoved, To: board.StatusWaitingHuman}, {Kind: board.EventNoteAdded}},
+		Format: webhook.FormatSlack, CreatedBy: "human:alice", CreatedAt: T0.Add(time.Duration(n)*time.Second + 7*time.Millisecond),
+		Progress: webhook.Progress{Cursor: ""}, SealedSecret: []byte{0, 1, 2, byte(n), 255}}
 }
 
 func same(t *testing.T, got, want webhook.Subscription) {
