@@ -103,6 +103,14 @@ func (s *Service) Run(ctx context.Context) {
 	}
 }
 
+// RunOnce makes one round of Run and waits for its passes: what a test
+// or a command that delivers once calls.
+func (s *Service) RunOnce(ctx context.Context) {
+	var wg sync.WaitGroup
+	s.startPasses(ctx, &wg)
+	wg.Wait()
+}
+
 func (s *Service) startPasses(ctx context.Context, wg *sync.WaitGroup) {
 	subs, err := s.cfg.Store.ListSubscriptions(ctx, "")
 	if err != nil {
