@@ -204,15 +204,22 @@ type writer struct {
 	mu  sync.Mutex
 }
 
-func newWriter(t *testing.T, s board.Store) *writer {
+// newWriter writes at the suite's clock, one step a write, or, with
+// wall, at the wall clock (as a server does: a store may hold back the
+// newest events for a settle window measured on it).
+func newWriter(t *testing.T, s board.Store, wall bool) *writer {
 	var mu sync.Mutex
 	now := T0
-	svc, err := board.NewService(board.Config{Store: s, BaseURL: "https://ledger.example", Now: func() time.Time {
+	clock := func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		now = now.Add(time.Second + time.Millisecond)
 		return now
-	}})
+	}
+	if wall {
+		clock = time.Now
+	}
+	svc, err := board.NewService(board.Config{Store: s, BaseURL: "https://ledger.example", Now: clock})
 	must(t, err)
 	ctx := board.WithPrincipal(t.Context(), board.Principal{Author: "human:alice", Role: board.RoleAdmin, Source: board.SourceREST})
 	return &writer{svc: svc, ctx: ctx}
@@ -243,7 +250,7 @@ func testEvents(t *testing.T, s Backend) {
 	if len(evs) != 0 {
 		t.Fatalf("after the end of a fresh workspace: %d events", len(evs))
 	}
-	w := newWriter(t, s)
+	w := newWriter(t, s, false)
 	id := w.create(t, "inbox", "First ticket")
 	w.create(t, "reference", "Elsewhere")
 	_, err = w.svc.MoveTicket(w.ctx, board.MoveTicketInput{RequestID: w.rid(), ID: id, Status: board.StatusWaitingHuman, Reason: "needs you"})
@@ -302,7 +309,7 @@ func eventTypes(evs []webhook.FeedEvent) []string {
 // sender does: every event is read exactly once, none skipped.
 func testConcurrent(t *testing.T, s Backend) {
 	ctx := t.Context()
-	w := newWriter(t, s)
+	w := newWriter(t, s, true)
 	const writers, each = 4, 8
 	var wg sync.WaitGroup
 	for g := range writers {
@@ -334,6 +341,7 @@ func testConcurrent(t *testing.T, s Backend) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for len(seen) < writers*each && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond) // a store may hold the newest events back for a settle window
 		read()
 	}
 	if len(seen) != writers*each {
