@@ -101,7 +101,8 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		// (the authorization endpoint) is the board's.
 		authServer.Register(mux)
 	}
-	mountBoard(mux, boardDeps{svc: svc, accounts: accounts, resolver: resolver, baseURL: cfg.BaseURL, oauth: authServer, log: log})
+	mountBoard(mux, boardDeps{svc: svc, accounts: accounts, resolver: resolver, baseURL: cfg.BaseURL, oauth: authServer, log: log,
+		webhooks: a.webhooks})
 	var h http.Handler = mux
 	switch {
 	case cfg.Auth == auth.ModeLoopback:
