@@ -6,6 +6,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
 // boardDeps is what the web board is built from, named apart from
@@ -18,4 +19,5 @@ type boardDeps struct {
 	baseURL  string
 	oauth    *oauth.Server
 	log      *slog.Logger
+	webhooks *webhook.Service // nil: the store keeps no webhooks
 }

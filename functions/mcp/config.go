@@ -95,6 +95,8 @@ type config struct {
 	// registrationsPerWindow overrides the store-wide cap of OAuth client
 	// registrations per window, in tests; 0: the default.
 	registrationsPerWindow int
+	// webhooks: LEDGER_WEBHOOK_* (webhooks.go).
+	webhooks webhookSettings
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -154,6 +156,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.Author != "" && (!strings.HasPrefix(c.Author, "ai:") || board.ValidateAuthor("LEDGER_AUTHOR", c.Author) != nil) {
 		return c, fmt.Errorf("LEDGER_AUTHOR=%q must be ai:<name> (letters, digits, . _ -), e.g. ai:claude", c.Author)
+	}
+	if c.webhooks, err = loadWebhookSettings(getenv); err != nil {
+		return c, err
 	}
 	if c.Store != storeSQLite && c.Store != storeDynamoDB {
 		return c, fmt.Errorf("LEDGER_STORE=%q must be sqlite or dynamodb", c.Store)

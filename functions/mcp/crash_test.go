@@ -460,8 +460,9 @@ func buildServer(t *testing.T) string {
 }
 
 // startServer runs the binary on a free loopback port (the kernel picks it:
-// LEDGER_ADDR=127.0.0.1:0) and waits for the line that says it listens.
-func startServer(ctx context.Context, t *testing.T, bin, data string) *server {
+// LEDGER_ADDR=127.0.0.1:0) and waits for the line that says it listens;
+// env adds settings.
+func startServer(ctx context.Context, t *testing.T, bin, data string, env ...string) *server {
 	t.Helper()
 	cmd := exec.Command(bin)
 	for _, kv := range os.Environ() {
@@ -471,6 +472,7 @@ func startServer(ctx context.Context, t *testing.T, bin, data string) *server {
 	}
 	cmd.Env = append(cmd.Env, "LEDGER_ADDR=127.0.0.1:0", "LEDGER_DATA="+data, "LEDGER_AUTHOR="+crashAuthor,
 		"LEDGER_BASE_URL=http://ledger.test", "LEDGER_STORE=sqlite")
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
+	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
 // app is the composed server: its routes, and the MCP server a runtime
@@ -26,6 +27,9 @@ type app struct {
 	mcpBuilt atomic.Bool
 	// routes is the mux under the middleware, with its patterns, for tests.
 	routes *routeMux
+	// webhooks manages and delivers webhooks; nil when the store keeps
+	// none.
+	webhooks *webhook.Service
 }
 
 // newHandler wires the service and the routes, without a task runner:
@@ -75,7 +79,7 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	}
 	// The MCP server (its tools' schemas) is most of building the handler:
 	// it is built when a request first gets past the credential check.
-	a := &app{}
+	a := &app{webhooks: newWebhooks(cfg, store, log)}
 	a.mcp = sync.OnceValue(func() http.Handler {
 		server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal(), Logger: sdkLog})
 		defer a.mcpBuilt.Store(true)
@@ -89,7 +93,7 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.mcp().ServeHTTP(w, r) })))
 	// REST: the same use cases and resolver, JSON in and out.
-	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins}))
+	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, AllowedOrigins: cfg.AllowedOrigins, Webhooks: a.webhooks}))
 	healthz := newHealth(store, log).withTasks(cfg.tasks)
 	mux.Handle("GET "+healthPath, healthz)
 	if authServer != nil {
@@ -97,7 +101,8 @@ func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger,
 		// (the authorization endpoint) is the board's.
 		authServer.Register(mux)
 	}
-	mountBoard(mux, boardDeps{svc: svc, accounts: accounts, resolver: resolver, baseURL: cfg.BaseURL, oauth: authServer, log: log})
+	mountBoard(mux, boardDeps{svc: svc, accounts: accounts, resolver: resolver, baseURL: cfg.BaseURL, oauth: authServer, log: log,
+		webhooks: a.webhooks})
 	var h http.Handler = mux
 	switch {
 	case cfg.Auth == auth.ModeLoopback:

@@ -72,6 +72,16 @@ func run(log *slog.Logger) error {
 	if warning := cfg.plainHTTPWarning(); warning != "" {
 		log.Warn(warning)
 	}
+	// Webhooks are sent from here, each subscription from its stored
+	// cursor: after a restart (a SIGKILL included) an event whose delivery
+	// was cut off is sent again.
+	delivering := make(chan struct{})
+	if handler.webhooks != nil {
+		go func() { defer close(delivering); handler.webhooks.Run(ctx) }()
+	} else {
+		close(delivering)
+	}
+	defer func() { stop(); <-delivering }() // stop ends the loop whatever ended serving
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -32,6 +32,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
+	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
 // The REST tests run the API as the composition root wires it (service,
@@ -173,6 +174,8 @@ type envOptions struct {
 	// pollInterval is what tasks suggest as polling interval (0: the
 	// default); tests that follow a task poll at it.
 	pollInterval time.Duration
+	// hooks, if set, builds the webhooks service the API serves.
+	hooks func(store board.Store) *webhook.Service
 }
 
 func newEnv(t *testing.T, backendName string, opts ...envOptions) *env {
@@ -239,7 +242,11 @@ func (e *env) serve(store board.Store, mode auth.Mode) string {
 	mux := http.NewServeMux()
 	server := mcpserver.NewServer(svc, mcpserver.Options{Principal: mcpserver.ContextPrincipal(), Logger: log})
 	mux.Handle("/mcp", resolver.RequireAPI(board.SourceMCP, mcpserver.Deny, mcpserver.Handler(server, mcpserver.HandlerOptions{})))
-	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver}))
+	var hooks *webhook.Service
+	if e.opts.hooks != nil {
+		hooks = e.opts.hooks(store)
+	}
+	mux.Handle(rest.Prefix+"/", rest.New(rest.Config{Service: svc, Resolver: resolver, Webhooks: hooks}))
 	ts := httptest.NewServer(logRequests(log, mux))
 	e.t.Cleanup(ts.Close)
 	return ts.URL

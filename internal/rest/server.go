@@ -7,6 +7,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
 // Prefix is where the API is mounted.
@@ -20,6 +21,8 @@ type Config struct {
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed
 	// to send writes besides the server's own (LEDGER_ALLOWED_ORIGINS).
 	AllowedOrigins []string
+	// Webhooks serves the webhook routes (webhooks.go); nil: none.
+	Webhooks *webhook.Service
 }
 
 // Server is the API's http.Handler, for everything under Prefix.
@@ -58,6 +61,9 @@ func New(cfg Config) *Server {
 			}
 			rt.serve(s, w, r)
 		})
+	}
+	if cfg.Webhooks != nil {
+		mountWebhooks(api, cfg.Webhooks)
 	}
 	api.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		problemf(w, http.StatusNotFound, board.CodeNotFound, "no such route: "+r.URL.Path+"; see /api/v1/openapi.json for the routes")

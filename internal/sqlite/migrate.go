@@ -66,6 +66,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.write.ExecContext(ctx, secretSchema); err != nil {
 		return err
 	}
+	// So are webhooks' (webhooks.go).
+	if _, err := s.write.ExecContext(ctx, webhookSchema); err != nil {
+		return err
+	}
 	var version int
 	if err := s.write.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 		return err

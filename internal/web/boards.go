@@ -240,6 +240,7 @@ func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
 
 type settingsData struct {
 	Workspace board.Workspace
+	Webhooks  bool       // the Webhooks page is served
 	Form      *formState // the settings form, refused with what was typed or nil
 }
 
@@ -253,7 +254,7 @@ func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, status int
 		s.errorPage(w, r, err)
 		return
 	}
-	s.render(w, r, status, "settings", page{Title: ws.Workspace.Name + " settings", Error: errMsg, Data: settingsData{Workspace: ws.Workspace, Form: form}})
+	s.render(w, r, status, "settings", page{Title: ws.Workspace.Name + " settings", Error: errMsg, Data: settingsData{Workspace: ws.Workspace, Form: form, Webhooks: s.cfg.Webhooks != nil}})
 }
 
 // updateSettings changes a workspace's name and ai_policy (admins).

@@ -10,13 +10,18 @@ import (
 // done without the form's page having to render the next one. Only these
 // keys show anything: the text is never taken from the URL.
 var flashes = map[string]string{
-	"saved":              "Saved.",
-	"signed-out":         "Signed out.",
-	"revoked":            "Token revoked: it is refused from its next call on.",
-	"disabled":           "Disabled: signed out everywhere at once.",
-	"enabled":            "Enabled.",
-	"invitation-revoked": "Invitation revoked.",
-	"disconnected":       "Disconnected.",
+	"saved":               "Saved.",
+	"signed-out":          "Signed out.",
+	"revoked":             "Token revoked: it is refused from its next call on.",
+	"disabled":            "Disabled: signed out everywhere at once.",
+	"enabled":             "Enabled.",
+	"invitation-revoked":  "Invitation revoked.",
+	"disconnected":        "Disconnected.",
+	"webhook-paused":      "Webhook paused: events wait for it to be resumed.",
+	"webhook-resumed":     "Webhook resumed: the events it held are sent now.",
+	"webhook-tested":      "Test event delivered.",
+	"webhook-test-failed": "The test event was not taken: see its line in the delivery log.",
+	"webhook-deleted":     "Webhook deleted.",
 }
 
 // flashParam is the query parameter that names a flash.

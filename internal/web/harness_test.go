@@ -19,6 +19,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
+	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
 // The handler tests run the board as the composition root wires it (the
@@ -38,6 +39,9 @@ type env struct {
 	// agents serves Connected agents (OAuth) on servers started after it
 	// is set, for tests that visit that page.
 	agents bool
+	// hooks serves the Webhooks pages (sending anywhere, loopback
+	// included) on servers started after it is set.
+	hooks bool
 	// postsDone counts the POSTs the servers finished answering, so a
 	// test can wait until every POST a browser sent has been handled.
 	postsDone atomic.Int64
@@ -85,6 +89,9 @@ func (e *env) serveMode(store board.Store, mode auth.Mode) string {
 	cfg := web.Config{Service: svc, Accounts: e.accounts, Resolver: resolver, BaseURL: ts.URL}
 	if e.agents {
 		cfg.OAuth = oauth.New(oauth.Config{Store: store, Accounts: e.accounts, Issuer: ts.URL, Now: e.clock.Now})
+	}
+	if ws, ok := store.(webhook.Store); ok && e.hooks {
+		cfg.Webhooks = webhook.New(webhook.Config{Store: ws, Secrets: store, Workspaces: store, BaseURL: ts.URL, AllowPrivate: true})
 	}
 	mux.Handle("/", web.New(cfg))
 	e.t.Cleanup(ts.Close)

@@ -11,6 +11,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/httpstatus"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
 // Config wires the board to the use cases.
@@ -24,6 +25,8 @@ type Config struct {
 	// Connected agents (required mode); nil leaves them out.
 	OAuth  *oauth.Server
 	Logger *slog.Logger
+	// Webhooks, if set, serves a workspace's Webhooks page (admins).
+	Webhooks *webhook.Service
 }
 
 // Server is the board's http.Handler.
@@ -87,6 +90,13 @@ func New(cfg Config) *Server {
 		private.HandleFunc("POST "+oauth.PathAuthorize, s.authorize)
 		private.HandleFunc("GET /agents", s.agentsPage)
 		private.HandleFunc("POST /agents/{id}/revoke", s.revokeAgent)
+	}
+	if cfg.Webhooks != nil {
+		private.HandleFunc("GET /w/{slug}/webhooks", s.webhooksPage)
+		private.HandleFunc("POST /w/{slug}/webhooks", s.createWebhook)
+		for path, action := range map[string]string{"pause": "paused", "resume": "resumed", "test": "tested", "delete": "deleted"} {
+			private.HandleFunc("POST /w/{slug}/webhooks/{id}/"+path, s.webhookAction(action))
+		}
 	}
 	addFormPages(mux, private, cfg.OAuth != nil)
 	mux.Handle("/", s.requirePerson(private))

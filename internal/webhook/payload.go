@@ -1,0 +1,108 @@
+package webhook
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// Payload is the JSON body of a delivery, in the Standard Webhooks shape
+// (type, timestamp, data) with the event's id and workspace beside them.
+type Payload struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Workspace string    `json:"workspace"`
+	Data      Data      `json:"data"`
+}
+
+// Data is what the event says.
+type Data struct {
+	// Ticket is the event's ticket as it is when the delivery is made
+	// (nil for an event of the workspace itself).
+	Ticket     *TicketRef   `json:"ticket,omitempty"`
+	Author     string       `json:"author"`
+	OnBehalfOf string       `json:"on_behalf_of,omitempty"`
+	Source     board.Source `json:"source,omitempty"`
+	// Changed names the fields a ticket.updated changed. Events keep the
+	// names of changed fields, not their values.
+	Changed []string `json:"changed,omitempty"`
+	// Status is a move's before and after.
+	Status *Change `json:"status,omitempty"`
+	Reason string  `json:"reason,omitempty"`
+	NoteID string  `json:"note_id,omitempty"`
+}
+
+// TicketRef names a ticket and links to it.
+type TicketRef struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
+// Change is a value before and after.
+type Change struct {
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// body writes a delivery's body in the subscription's format; tickets
+// link to baseURL + "/tickets/" + id, as on the board.
+func body(f Format, ev FeedEvent, baseURL string) ([]byte, error) {
+	url := ""
+	if ev.Event.TicketID != "" {
+		url = baseURL + "/tickets/" + ev.Event.TicketID
+	}
+	if f == FormatSlack {
+		return json.Marshal(map[string]string{"text": slackText(ev, url)})
+	}
+	e := ev.Event
+	p := Payload{ID: e.ID, Type: e.Type, Timestamp: e.At.UTC(), Workspace: e.Workspace, Data: Data{
+		Author: e.Author, OnBehalfOf: e.OnBehalfOf, Source: e.Source, Changed: e.Fields, Reason: e.Reason, NoteID: e.NoteID}}
+	if e.TicketID != "" {
+		p.Data.Ticket = &TicketRef{ID: e.TicketID, Title: ev.Title, URL: url}
+	}
+	if e.Type == board.EventTicketMoved {
+		p.Data.Status = &Change{Before: e.From, After: e.To}
+	}
+	return json.Marshal(p)
+}
+
+// slackText is one line: who did what to which ticket, with its link in
+// Slack's <url|text> form.
+func slackText(ev FeedEvent, url string) string {
+	e := ev.Event
+	who := slackEscape(board.DisplayAuthor(e.Author, e.OnBehalfOf))
+	ticket := slackEscape(e.TicketID)
+	if ev.Title != "" {
+		ticket += " “" + slackEscape(ev.Title) + "”"
+	}
+	if url != "" {
+		ticket += " <" + url + "|open>"
+	}
+	switch e.Type {
+	case board.EventTicketCreated:
+		return fmt.Sprintf("%s created %s", who, ticket)
+	case board.EventTicketMoved:
+		line := fmt.Sprintf("%s moved %s from %s to %s", who, ticket, e.From, e.To)
+		if e.Reason != "" {
+			line += ": " + slackEscape(e.Reason)
+		}
+		return line
+	case board.EventTicketUpdated:
+		return fmt.Sprintf("%s updated %s (%s)", who, ticket, strings.Join(e.Fields, ", "))
+	case board.EventNoteAdded:
+		return fmt.Sprintf("%s added a note to %s", who, ticket)
+	case TestEventType:
+		return fmt.Sprintf("Test message from ticket-ledger for workspace %s, sent by %s", slackEscape(e.Workspace), who)
+	}
+	return fmt.Sprintf("%s: %s on workspace %s", who, e.Type, slackEscape(e.Workspace))
+}
+
+// slackEscape escapes what Slack's mrkdwn reads as control characters.
+func slackEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
