@@ -45,6 +45,28 @@ func TestDeliversEveryEventSignedAndInOrder(t *testing.T) {
 		moved.Data.Status.Before != "candidate" || moved.Data.Status.After != "waiting_human" || moved.Data.Reason != "because" {
 		t.Fatalf("the move's body is %s", got[1].Body)
 	}
+	// An update carries its fields' values, and the title the event left,
+	// however the ticket changed before the delivery.
+	title, priority := "Fix the login page on phones", board.PriorityHigh
+	if _, err := f.board.UpdateTicket(f.admin, board.UpdateTicketInput{RequestID: f.rid(), ID: id, Title: &title, Priority: &priority}); err != nil {
+		t.Fatal(err)
+	}
+	later := "Renamed again before the delivery"
+	if _, err := f.board.UpdateTicket(f.admin, board.UpdateTicketInput{RequestID: f.rid(), ID: id, Title: &later}); err != nil {
+		t.Fatal(err)
+	}
+	f.hooks.RunOnce(t.Context())
+	all := r.deliveries()
+	var updated webhook.Payload
+	if err := json.Unmarshal(all[len(want)].Body, &updated); err != nil {
+		t.Fatal(err)
+	}
+	changes, _ := json.Marshal(updated.Data.Changes)
+	if updated.Type != board.EventTicketUpdated || updated.Data.Ticket.Title != title ||
+		string(changes) != `[{"field":"title","before":"Fix the login page","after":"Fix the login page on phones"},{"field":"priority","before":"normal","after":"high"}]` {
+		t.Fatalf("the update's body is %s", all[len(want)].Body)
+	}
+	want = f.feedIDs(t)[before:]
 	// Everything was taken: another round sends nothing.
 	f.hooks.RunOnce(t.Context())
 	if n := len(r.deliveries()); n != len(want) {

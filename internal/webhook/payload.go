@@ -21,15 +21,18 @@ type Payload struct {
 
 // Data is what the event says.
 type Data struct {
-	// Ticket is the event's ticket as it is when the delivery is made
-	// (nil for an event of the workspace itself).
+	// Ticket is the event's ticket (nil for an event of the workspace
+	// itself), titled as the event left it; an event written before
+	// events kept titles gets the title at the time of delivery.
 	Ticket     *TicketRef   `json:"ticket,omitempty"`
 	Author     string       `json:"author"`
 	OnBehalfOf string       `json:"on_behalf_of,omitempty"`
 	Source     board.Source `json:"source,omitempty"`
-	// Changed names the fields a ticket.updated changed. Events keep the
-	// names of changed fields, not their values.
-	Changed []string `json:"changed,omitempty"`
+	// Changed names the fields a ticket.updated changed; Changes gives the
+	// before and after values of the short ones (title, priority, owner,
+	// due, tags). Body and links are only named.
+	Changed []string            `json:"changed,omitempty"`
+	Changes []board.FieldChange `json:"changes,omitempty"`
 	// Status is a move's before and after.
 	Status *Change `json:"status,omitempty"`
 	Reason string  `json:"reason,omitempty"`
@@ -61,9 +64,9 @@ func body(f Format, ev FeedEvent, baseURL string) ([]byte, error) {
 	}
 	e := ev.Event
 	p := Payload{ID: e.ID, Type: e.Type, Timestamp: e.At.UTC(), Workspace: e.Workspace, Data: Data{
-		Author: e.Author, OnBehalfOf: e.OnBehalfOf, Source: e.Source, Changed: e.Fields, Reason: e.Reason, NoteID: e.NoteID}}
+		Author: e.Author, OnBehalfOf: e.OnBehalfOf, Source: e.Source, Changed: e.Fields, Changes: e.Changes, Reason: e.Reason, NoteID: e.NoteID}}
 	if e.TicketID != "" {
-		p.Data.Ticket = &TicketRef{ID: e.TicketID, Title: ev.Title, URL: url}
+		p.Data.Ticket = &TicketRef{ID: e.TicketID, Title: ticketTitle(ev), URL: url}
 	}
 	if e.Type == board.EventTicketMoved {
 		p.Data.Status = &Change{Before: e.From, After: e.To}
@@ -77,8 +80,8 @@ func slackText(ev FeedEvent, url string) string {
 	e := ev.Event
 	who := slackEscape(board.DisplayAuthor(e.Author, e.OnBehalfOf))
 	ticket := slackEscape(e.TicketID)
-	if ev.Title != "" {
-		ticket += " “" + slackEscape(ev.Title) + "”"
+	if title := ticketTitle(ev); title != "" {
+		ticket += " “" + slackEscape(title) + "”"
 	}
 	if url != "" {
 		ticket += " <" + url + "|open>"
@@ -105,4 +108,13 @@ func slackText(ev FeedEvent, url string) string {
 // slackEscape escapes what Slack's mrkdwn reads as control characters.
 func slackEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// ticketTitle is the title the event kept, or for an older event the
+// ticket's title read at delivery.
+func ticketTitle(ev FeedEvent) string {
+	if ev.Event.Title != "" {
+		return ev.Event.Title
+	}
+	return ev.Title
 }
