@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
 )
 
@@ -110,7 +109,7 @@ func (c command) runImportBoard(ctx context.Context) int {
 
 // openMoveStore opens the store the environment names, as the other admin
 // commands do.
-func (c command) openMoveStore(ctx context.Context) (board.Store, func(), error) {
+func (c command) openMoveStore(ctx context.Context) (openedStore, func(), error) {
 	cfg, err := loadConfig(c.getenv)
 	if err != nil {
 		return nil, nil, err

@@ -15,13 +15,14 @@ import (
 	ledgerauth "github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // A team server: required mode, reached as https://board.example.com
 // through a proxy on 127.0.0.1.
 const teamPublic = "https://board.example.com"
 
-func teamHandler(t *testing.T) (http.Handler, board.Store) {
+func teamHandler(t *testing.T) (http.Handler, storetest.Store) {
 	t.Helper()
 	cfg := config{Auth: ledgerauth.ModeRequired, BaseURL: teamPublic, BaseURLSet: true, Retention: 24 * time.Hour, Store: storeSQLite,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}

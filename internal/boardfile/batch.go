@@ -8,7 +8,7 @@ import (
 )
 
 // batchSize is how many items one batch put holds on a store that takes
-// batches (board.BatchTarget): big enough that syncing the file once per
+// batches (BatchTarget): big enough that syncing the file once per
 // batch costs little per item, small enough that a batch is a short
 // transaction beside a running server's writes.
 const batchSize = 256
@@ -31,7 +31,7 @@ type queued struct {
 // others it is put at once.
 func (im *importer) write(kind, id string, item board.MovedItem) error {
 	q := queued{item: item, line: im.lines.n, kind: kind, id: id}
-	if _, ok := im.dst.(board.BatchTarget); !ok {
+	if _, ok := im.dst.(BatchTarget); !ok {
 		out, err := im.putOne(item)
 		if err != nil {
 			return im.storeErr(kind+" "+id, err)
@@ -68,7 +68,7 @@ func (im *importer) flush() error {
 	if len(im.queue) == 0 {
 		return nil
 	}
-	bt := im.dst.(board.BatchTarget)
+	bt := im.dst.(BatchTarget)
 	queue := im.queue
 	im.queue, im.queueBytes = nil, 0
 	items := make([]board.MovedItem, len(queue))

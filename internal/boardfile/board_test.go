@@ -11,6 +11,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
@@ -20,7 +21,7 @@ var t0 = time.Date(2026, 11, 30, 9, 0, 0, 123_000_000, time.UTC)
 
 // mover is what both stores are for a move.
 type mover interface {
-	board.Store
+	storetest.Store
 	boardfile.Source
 	boardfile.Target
 }

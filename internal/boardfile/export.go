@@ -16,10 +16,10 @@ import (
 
 // Source is a store an export reads.
 type Source interface {
-	board.BoardSource
+	BoardSource
 	ListPeople(ctx context.Context) ([]board.Person, error)
 	ListTokens(ctx context.Context, handle string) ([]board.APIToken, error)
-	board.OAuthMoveSource
+	OAuthMoveSource
 	GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error)
 }
 

@@ -7,7 +7,9 @@
 // and, when asked for, people, their API tokens and their connected
 // agents: OAuth clients and grants, then the grants' tokens); the last line
 // is "end" with the count of each kind, so a truncated file is told from a
-// whole one.
+// whole one. The package also owns the stores' part in a move: the
+// contracts a store implements to be read and written item by item
+// (stores.go).
 //
 // The version changes only when a reader of the previous version would
 // misread a file: new kinds and new optional fields keep it, since a reader

@@ -18,7 +18,7 @@ import (
 
 // Target is a store an import writes to.
 type Target interface {
-	board.BoardTarget
+	BoardTarget
 	// ExportWorkspaces lists the target's workspaces, to tell an earlier
 	// run of the same import from another board.
 	ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspace) error) error
@@ -27,7 +27,7 @@ type Target interface {
 	GetToken(ctx context.Context, id string) (board.APIToken, error)
 	CreateToken(ctx context.Context, t board.APIToken) error
 	GetRequest(ctx context.Context, key ledger.Key, now time.Time) (ledger.Record, error)
-	board.OAuthMoveTarget
+	OAuthMoveTarget
 	GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error)
 	PutOAuthClient(ctx context.Context, c board.OAuthClient) error
 }

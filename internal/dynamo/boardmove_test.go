@@ -3,7 +3,6 @@ package dynamo_test
 import (
 	"testing"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
@@ -13,7 +12,7 @@ import (
 func TestBoardMove(t *testing.T) {
 	for _, ep := range endpoints() {
 		t.Run(ep.name, func(t *testing.T) {
-			storetest.RunBoardMove(t, func(t *testing.T) board.Store {
+			storetest.RunBoardMove(t, func(t *testing.T) storetest.Store {
 				return openStore(t, ep.newEndpoint(t), nil, dynamo.Config{SerializeWrites: ep.name == "moto"})
 			})
 		})

@@ -11,7 +11,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// Connected agents in a move (board.OAuthMoveSource, board.OAuthMoveTarget).
+// Connected agents in a move (boardfile.OAuthMoveSource, boardfile.OAuthMoveTarget).
 // Grants are one partition, read by Query page by page. Tokens are keyed
 // by their hash alone (a call with a token reads it and its grant in one
 // BatchGetItem, built from the token), so no key lists a grant's tokens;

@@ -61,7 +61,7 @@ type Config struct {
 	WordsByStream bool
 }
 
-// Store is board.Store on DynamoDB. It is safe for concurrent use.
+// Store is board.Store, and the contracts beside it, on DynamoDB. It is safe for concurrent use.
 type Store struct {
 	db        api // the client's operations the store uses (api.go)
 	table     string

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
@@ -23,7 +22,7 @@ func TestBoardMoveAcrossPages(t *testing.T) {
 	storetest.RunBoardMove(t, openMoveStore)
 }
 
-func openMoveStore(t *testing.T) board.Store {
+func openMoveStore(t *testing.T) storetest.Store {
 	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), sqlite.FileName))
 	if err != nil {
 		t.Fatal(err)

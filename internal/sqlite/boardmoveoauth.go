@@ -9,7 +9,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// Connected agents in a move (board.OAuthMoveSource, board.OAuthMoveTarget):
+// Connected agents in a move (boardfile.OAuthMoveSource, boardfile.OAuthMoveTarget):
 // grants and tokens are read by keyset, a page per short query, like the
 // rest of an export, and put one per transaction, only when absent.
 

@@ -1,5 +1,7 @@
-// Package sqlite is the embedded store: board.Store on SQLite through
-// modernc.org/sqlite (pure Go, no cgo), in WAL mode, one file.
+// Package sqlite is the embedded store on SQLite through modernc.org/sqlite
+// (pure Go, no cgo), in WAL mode, one file: board.Store, and beside it the
+// contracts internal/auth, internal/oauth and internal/boardfile own
+// (people and tokens, the authorization server's records, moving a board).
 package sqlite
 
 import (
@@ -16,7 +18,7 @@ import (
 	modernc "modernc.org/sqlite"
 )
 
-// Store implements board.Store. Writes go through one connection, so SQLite's
+// Store implements board.Store and the contracts beside it. Writes go through one connection, so SQLite's
 // single writer never has to wait on its busy timeout inside the process;
 // reads use a pool and see committed snapshots (WAL). Concurrent writes are
 // group-committed (see commit.go): one disk sync covers a batch.

@@ -6,15 +6,16 @@ import (
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
-// RunBoardMove checks a store's part in moving a board (board.BoardMover):
+// RunBoardMove checks a store's part in moving a board (boardfile.BoardMover):
 // every put writes its item and what the store keeps beside it only when
 // absent, tells an identical item from a clash, refuses an orphan, and the
 // exports stream back exactly what was put; connected agents
-// (board.OAuthMover) likewise. newStore is as for Run.
-func RunBoardMove(t *testing.T, newStore func(t *testing.T) board.Store) {
+// (boardfile.OAuthMover) likewise. newStore is as for Run.
+func RunBoardMove(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	tests := []contractTest{
 		{"Workspace", moveWorkspace},
@@ -35,15 +36,6 @@ func RunBoardMove(t *testing.T, newStore func(t *testing.T) board.Store) {
 	}
 }
 
-func mover(f *fixture) board.BoardMover {
-	f.t.Helper()
-	m, ok := f.s.(board.BoardMover)
-	if !ok {
-		f.t.Fatal("the store does not implement board.BoardMover")
-	}
-	return m
-}
-
 // wantPut checks one put's outcome.
 func wantPut(t *testing.T, what string, got board.PutOutcome, err error, want board.PutOutcome) {
 	t.Helper()
@@ -53,7 +45,7 @@ func wantPut(t *testing.T, what string, got board.PutOutcome, err error, want bo
 }
 
 func moveWorkspace(t *testing.T, f *fixture) {
-	m := mover(f)
+	m := f.s
 	ws := board.MovedWorkspace{Slug: "ops", Name: "Operations", AIPolicy: board.PolicyReadOnly, Next: 7}
 	out, err := m.PutWorkspace(f.ctx, ws)
 	wantPut(t, "new workspace", out, err, board.Added)
@@ -78,7 +70,7 @@ func moveWorkspace(t *testing.T, f *fixture) {
 }
 
 func moveTicket(t *testing.T, f *fixture) {
-	m := mover(f)
+	m := f.s
 	now := f.now()
 	tk := newTicket("ops", 5, alice, now, withTags("a", "b"), withTitle("Moved Zebra ticket"), withOwner("ai:bob"), withDue("2026-12-01"), withStatus(board.StatusDoing))
 	if _, err := m.PutTicket(f.ctx, tk); !errors.Is(err, board.ErrNotFound) {
@@ -115,7 +107,7 @@ func moveTicket(t *testing.T, f *fixture) {
 }
 
 func moveNoteAndEvent(t *testing.T, f *fixture) {
-	m := mover(f)
+	m := f.s
 	plan := f.create("inbox", "c1")
 	note := board.Note{ID: "n-1", TicketID: plan.Ticket.ID, Body: "moved note", Author: bob, Source: board.SourceREST, CreatedAt: f.now()}
 	orphan := note
@@ -154,7 +146,7 @@ func moveNoteAndEvent(t *testing.T, f *fixture) {
 }
 
 func moveRequest(t *testing.T, f *fixture) {
-	m := mover(f)
+	m := f.s
 	now := f.now()
 	rec := record(alice, "moved-1", board.ToolCreateTicket, "create", now)
 	rec.Status, rec.Result = ledger.StatusDone, []byte(`{"request_id":"moved-1","ticket":{"id":"inbox-1","title":"<b> & \"q\""}}`)
@@ -182,7 +174,7 @@ func moveRequest(t *testing.T, f *fixture) {
 }
 
 func moveExport(t *testing.T, f *fixture) {
-	m := mover(f)
+	m := f.s
 	if empty, err := m.BoardEmpty(f.ctx); err != nil || !empty {
 		t.Fatalf("BoardEmpty on a fresh store: %v, %v; want true", empty, err)
 	}
@@ -264,9 +256,9 @@ func moveExport(t *testing.T, f *fixture) {
 // commits the items before a failing one and nothing from it on, and stops
 // after a clash when asked to.
 func moveBatch(t *testing.T, f *fixture) {
-	bt, ok := f.s.(board.BatchTarget)
+	bt, ok := f.s.(boardfile.BatchTarget)
 	if !ok {
-		t.Fatal("the store does not implement board.BatchTarget")
+		t.Fatal("the store does not implement boardfile.BatchTarget")
 	}
 	now := f.now()
 	tk := func(n int64, st board.Status) *board.Ticket {

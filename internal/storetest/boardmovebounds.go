@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
 )
 
 // moveNumbersBounded: a store refuses a moved workspace counter or ticket
@@ -13,7 +14,7 @@ import (
 // is found by search in its own workspace only (the embedded store keys
 // its search index by workspace and number, numbers below 2^40).
 func moveNumbersBounded(t *testing.T, f *fixture) {
-	m := mover(f)
+	m := f.s
 	now := f.now()
 	const top = board.MaxTicketNumber
 	wantInvalid := func(what string, err error) {
@@ -34,7 +35,7 @@ func moveNumbersBounded(t *testing.T, f *fixture) {
 	over := newTicket("far", top+1, alice, now, withTitle("Overflowing zebra"))
 	_, err = m.PutTicket(f.ctx, over)
 	wantInvalid("a ticket numbered 2^40", err)
-	if bt, ok := f.s.(board.BatchTarget); ok {
+	if bt, ok := f.s.(boardfile.BatchTarget); ok {
 		_, err := bt.PutBatch(f.ctx, []board.MovedItem{{Ticket: &over}}, now, false)
 		wantInvalid("a ticket numbered 2^40 in a batch", err)
 	}

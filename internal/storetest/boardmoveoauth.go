@@ -10,19 +10,10 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// The store's part in moving connected agents (board.OAuthMover), in
+// The store's part in moving connected agents (boardfile.OAuthMover), in
 // RunBoardMove: puts write only what is absent and need the parent, a
 // moved grant and its tokens work as the authorization server uses them,
 // and the exports stream what can still be used.
-
-func oauthMover(f *fixture) board.OAuthMover {
-	f.t.Helper()
-	m, ok := f.s.(board.OAuthMover)
-	if !ok {
-		f.t.Fatal("the store does not implement board.OAuthMover")
-	}
-	return m
-}
 
 // movedGrant is a grant as a file carries it, used and not yet revoked.
 func movedGrant(id string, now time.Time) board.OAuthGrant {
@@ -33,7 +24,7 @@ func movedGrant(id string, now time.Time) board.OAuthGrant {
 }
 
 func moveOAuthGrantAndTokens(t *testing.T, f *fixture) {
-	m := oauthMover(f)
+	m := f.s
 	now := f.now()
 	g := movedGrant("00000000000000b1", now)
 	_, err := m.PutOAuthGrant(f.ctx, g)
@@ -101,7 +92,7 @@ func moveOAuthGrantAndTokens(t *testing.T, f *fixture) {
 // moveOAuthExport: the exports stream the grants unrevoked and unexpired
 // and the tokens unexpired, used ones included, exactly as stored.
 func moveOAuthExport(t *testing.T, f *fixture) {
-	m := oauthMover(f)
+	m := f.s
 	live := f.grantWithTokens("00000000000000c1")
 	revoked := f.grantWithTokens("00000000000000c2")
 	if err := f.s.RevokeOAuthGrant(f.ctx, revoked.Grant.ID, f.now()); err != nil {

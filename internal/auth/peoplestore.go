@@ -1,56 +1,57 @@
-package board
+package auth
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // PeopleStore keeps people and their credentials. It is part of Store (every
 // backend implements it and runs the storetest suite), in its own interface
-// so the ticket contract stays readable. Secrets are never stored: sessions
+// so each part reads as one piece. Secrets are never stored: sessions
 // and invitations are keyed by the SHA-256 of their secret. Methods that
 // judge expiry take "now" from the caller.
 type PeopleStore interface {
 	// CreatePerson adds a person and, if inv is set, their first
-	// invitation, atomically. ErrExists when the handle is taken.
-	CreatePerson(ctx context.Context, p Person, inv *Invitation) error
-	// GetPerson returns a person, or ErrNotFound.
-	GetPerson(ctx context.Context, handle string) (Person, error)
+	// invitation, atomically. board.ErrExists when the handle is taken.
+	CreatePerson(ctx context.Context, p board.Person, inv *board.Invitation) error
+	// GetPerson returns a person, or board.ErrNotFound.
+	GetPerson(ctx context.Context, handle string) (board.Person, error)
 	// ListPeople returns everyone, by handle.
-	ListPeople(ctx context.Context) ([]Person, error)
+	ListPeople(ctx context.Context) ([]board.Person, error)
 	// SetPersonDisabled disables or re-enables a person and records ev
 	// (whose Handle is the person's) in their history, atomically.
 	// Disabling also moves CredentialsNotBefore to ev.At, so no session
-	// made before it is ever valid again. ErrNotFound.
-	SetPersonDisabled(ctx context.Context, handle string, disabled bool, ev PersonEvent) error
+	// made before it is ever valid again. board.ErrNotFound.
+	SetPersonDisabled(ctx context.Context, handle string, disabled bool, ev board.PersonEvent) error
 	// ListPersonEvents returns up to limit of a person's account events,
 	// newest first.
-	ListPersonEvents(ctx context.Context, handle string, limit int) ([]PersonEvent, error)
+	ListPersonEvents(ctx context.Context, handle string, limit int) ([]board.PersonEvent, error)
 
-	// CreateInvitation stores an invitation; ErrNotFound when the person
+	// CreateInvitation stores an invitation; board.ErrNotFound when the person
 	// does not exist. Storing one whose hash exists already changes
 	// nothing and is no error (a form submitted twice).
-	CreateInvitation(ctx context.Context, inv Invitation) error
-	// GetInvitation returns an unexpired, unused invitation, or ErrNotFound.
-	GetInvitation(ctx context.Context, tokenHash string, now time.Time) (Invitation, error)
+	CreateInvitation(ctx context.Context, inv board.Invitation) error
+	// GetInvitation returns an unexpired, unused invitation, or board.ErrNotFound.
+	GetInvitation(ctx context.Context, tokenHash string, now time.Time) (board.Invitation, error)
 	// ListInvitations returns the unexpired, unused invitations, oldest first.
-	ListInvitations(ctx context.Context, now time.Time) ([]Invitation, error)
+	ListInvitations(ctx context.Context, now time.Time) ([]board.Invitation, error)
 	// AcceptInvitation uses the invitation up and sets its person's
 	// password hash, atomically: of two calls with one invitation, one
 	// succeeds. In the same transaction it moves the person's
 	// CredentialsNotBefore to now (ending their other sessions and voiding
 	// their other invitations) and records a PersonPasswordSet event by the
-	// person. ErrNotFound when the invitation is unknown, used, expired, or
+	// person. board.ErrNotFound when the invitation is unknown, used, expired, or
 	// void (made before the person's CredentialsNotBefore).
-	AcceptInvitation(ctx context.Context, tokenHash, passwordHash string, now time.Time) (Person, error)
+	AcceptInvitation(ctx context.Context, tokenHash, passwordHash string, now time.Time) (board.Person, error)
 	// DeleteInvitation revokes an invitation; deleting a missing one is no error.
 	DeleteInvitation(ctx context.Context, tokenHash string) error
 
 	// CreateSession stores a signed-in session.
-	CreateSession(ctx context.Context, s Session) error
-	// GetSession returns an unexpired session, or ErrNotFound.
-	GetSession(ctx context.Context, idHash string, now time.Time) (Session, error)
+	CreateSession(ctx context.Context, s board.Session) error
+	// GetSession returns an unexpired session, or board.ErrNotFound.
+	GetSession(ctx context.Context, idHash string, now time.Time) (board.Session, error)
 	// DeleteSession signs a session out; deleting a missing one is no error.
 	DeleteSession(ctx context.Context, idHash string) error
 
@@ -60,21 +61,8 @@ type PeopleStore interface {
 	// returns the slot taken, or ok false when every slot holds a newer
 	// attempt (the caller then refuses without checking the password).
 	// The store may forget an attempt after a.KeepUntil.
-	ReserveSignInAttempt(ctx context.Context, handle string, a SignInAttempt, since time.Time, limit int) (slot int, ok bool, err error)
+	ReserveSignInAttempt(ctx context.Context, handle string, a board.SignInAttempt, since time.Time, limit int) (slot int, ok bool, err error)
 	// ReleaseSignInAttempt frees a slot after a successful sign-in, if it
 	// still holds the attempt with id; otherwise it does nothing.
 	ReleaseSignInAttempt(ctx context.Context, handle string, slot int, id string) error
 }
-
-// SignInAttempt is one reserved sign-in attempt: a random id (so a release
-// frees only its own slot), when it was made, and until when the store keeps
-// it.
-type SignInAttempt struct {
-	ID        string
-	At        time.Time
-	KeepUntil time.Time
-}
-
-// ErrExists is returned by stores when a person or workspace to be created
-// exists already.
-var ErrExists = errors.New("already exists")

@@ -1,22 +1,23 @@
-package board
+package oauth
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// OAuthStore keeps the authorization server's clients, codes, grants and
-// tokens. It is part of Store (every backend implements it and runs the
-// storetest suite), in its own interface. Methods that judge expiry take
+// Store keeps the authorization server's clients, codes, grants and
+// tokens. Every backend implements it beside board.Store and runs the
+// storetest suite. Methods that judge expiry take
 // "now" from the caller; judging a token (its kind, expiry, use, its grant's
 // revocation) is the caller's, the store only keeps the records and makes
 // the changes that must be atomic.
-type OAuthStore interface {
+type Store interface {
 	// PutOAuthClient stores a client, replacing the one with its ID.
-	PutOAuthClient(ctx context.Context, c OAuthClient) error
-	// GetOAuthClient returns a client unexpired at now, or ErrNotFound.
-	GetOAuthClient(ctx context.Context, id string, now time.Time) (OAuthClient, error)
+	PutOAuthClient(ctx context.Context, c board.OAuthClient) error
+	// GetOAuthClient returns a client unexpired at now, or board.ErrNotFound.
+	GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error)
 	// CountOAuthRegistration counts one client registration in the window
 	// that began at window, if fewer than limit were counted in it, and
 	// says whether it did, atomically across instances: of any number of
@@ -26,41 +27,37 @@ type OAuthStore interface {
 
 	// CreateOAuthCode stores a new authorization code; ErrExists when its
 	// hash is taken.
-	CreateOAuthCode(ctx context.Context, c OAuthCode) error
+	CreateOAuthCode(ctx context.Context, c board.OAuthCode) error
 	// GetOAuthCode returns a code unexpired at now, used or not, or
-	// ErrNotFound.
-	GetOAuthCode(ctx context.Context, hash string, now time.Time) (OAuthCode, error)
+	// board.ErrNotFound.
+	GetOAuthCode(ctx context.Context, hash string, now time.Time) (board.OAuthCode, error)
 	// RedeemOAuthCode marks the code used and stores the grant and its
 	// tokens, atomically, if the code is still unused and unexpired at
-	// r.Now (ErrUsed otherwise: of two concurrent redemptions one wins) and
-	// r.KeepClient, when set, still exists (ErrNotFound otherwise). ErrExists
+	// r.Now (board.ErrUsed otherwise: of two concurrent redemptions one wins) and
+	// r.KeepClient, when set, still exists (board.ErrNotFound otherwise). ErrExists
 	// when the grant's ID is taken.
-	RedeemOAuthCode(ctx context.Context, r OAuthRedemption) error
+	RedeemOAuthCode(ctx context.Context, r board.OAuthRedemption) error
 
 	// GetOAuthToken returns the token with hash and its grant, or
-	// ErrNotFound when either is missing or the token is another grant's.
+	// board.ErrNotFound when either is missing or the token is another grant's.
 	// Expired and used tokens and revoked grants are returned as they are.
-	GetOAuthToken(ctx context.Context, grantID, hash string) (OAuthToken, OAuthGrant, error)
+	GetOAuthToken(ctx context.Context, grantID, hash string) (board.OAuthToken, board.OAuthGrant, error)
 	// RotateOAuthRefresh marks the refresh token used, stores the next
 	// tokens and moves the grant's expiry, atomically, if the token is
-	// still unused and the grant unrevoked (ErrUsed otherwise).
-	RotateOAuthRefresh(ctx context.Context, r OAuthRotation) error
+	// still unused and the grant unrevoked (board.ErrUsed otherwise).
+	RotateOAuthRefresh(ctx context.Context, r board.OAuthRotation) error
 
 	// GetOAuthGrant returns a grant, revoked or expired ones included, or
-	// ErrNotFound.
-	GetOAuthGrant(ctx context.Context, id string) (OAuthGrant, error)
+	// board.ErrNotFound.
+	GetOAuthGrant(ctx context.Context, id string) (board.OAuthGrant, error)
 	// ListOAuthGrants returns the grants of the person with handle, or
 	// everyone's when handle is "", unexpired at now (revoked ones
 	// included), oldest first.
-	ListOAuthGrants(ctx context.Context, handle string, now time.Time) ([]OAuthGrant, error)
+	ListOAuthGrants(ctx context.Context, handle string, now time.Time) ([]board.OAuthGrant, error)
 	// RevokeOAuthGrant sets RevokedAt to at, once: revoking a revoked grant
-	// keeps the first time and is no error. ErrNotFound when there is none.
+	// keeps the first time and is no error. board.ErrNotFound when there is none.
 	RevokeOAuthGrant(ctx context.Context, id string, at time.Time) error
 	// TouchOAuthGrant sets LastUsedAt to at when it is unset or not after
 	// staleBefore, and does nothing otherwise; a missing grant is no error.
 	TouchOAuthGrant(ctx context.Context, id string, at, staleBefore time.Time) error
 }
-
-// ErrUsed is returned when a code or refresh token was used already (or,
-// for a refresh, its grant was revoked) by the time a change committed.
-var ErrUsed = errors.New("already used")
