@@ -129,13 +129,13 @@ func export(t *testing.T, f *fixture, opts boardfile.ExportOptions) []byte {
 	return out.Bytes()
 }
 
-// importInto imports file into f; a file exported with people is imported
+// loadInto imports file into f; a file exported with people is imported
 // with them (--with-people), as a move of the whole board is.
-func importInto(t *testing.T, f *fixture, file []byte, opts boardfile.ImportOptions) boardfile.ImportResult {
+func loadInto(t *testing.T, f *fixture, file []byte, opts boardfile.LoadOptions) boardfile.LoadResult {
 	t.Helper()
 	opts.Now = f.clock.Now()
 	opts.WithPeople = opts.WithPeople || withPeople(file)
-	res, err := boardfile.Import(context.Background(), f.store, bytes.NewReader(file), opts)
+	res, err := boardfile.Load(context.Background(), f.store, bytes.NewReader(file), opts)
 	if err != nil {
 		t.Fatalf("import into %s: %v", f.be.Name, err)
 	}

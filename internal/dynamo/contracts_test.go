@@ -14,10 +14,10 @@ import (
 // functions built on it alone (the worker, the indexer) do not carry the
 // authorization server's code.
 var (
-	_ board.Store           = (*dynamo.Store)(nil)
-	_ auth.Store            = (*dynamo.Store)(nil)
-	_ oauth.Store           = (*dynamo.Store)(nil)
-	_ boardfile.BoardMover  = (*dynamo.Store)(nil)
-	_ boardfile.OAuthMover  = (*dynamo.Store)(nil)
-	_ boardfile.BatchTarget = (*dynamo.Store)(nil)
+	_ board.Store                  = (*dynamo.Store)(nil)
+	_ auth.Store                   = (*dynamo.Store)(nil)
+	_ oauth.Store                  = (*dynamo.Store)(nil)
+	_ boardfile.TransferStore      = (*dynamo.Store)(nil)
+	_ boardfile.OAuthTransferStore = (*dynamo.Store)(nil)
+	_ boardfile.BatchTarget        = (*dynamo.Store)(nil)
 )

@@ -13,10 +13,10 @@ import (
 // store, the assertions live in a test file so that a store's own imports
 // stay the domain's.
 var (
-	_ board.Store           = (*sqlite.Store)(nil)
-	_ auth.Store            = (*sqlite.Store)(nil)
-	_ oauth.Store           = (*sqlite.Store)(nil)
-	_ boardfile.BoardMover  = (*sqlite.Store)(nil)
-	_ boardfile.OAuthMover  = (*sqlite.Store)(nil)
-	_ boardfile.BatchTarget = (*sqlite.Store)(nil)
+	_ board.Store                  = (*sqlite.Store)(nil)
+	_ auth.Store                   = (*sqlite.Store)(nil)
+	_ oauth.Store                  = (*sqlite.Store)(nil)
+	_ boardfile.TransferStore      = (*sqlite.Store)(nil)
+	_ boardfile.OAuthTransferStore = (*sqlite.Store)(nil)
+	_ boardfile.BatchTarget        = (*sqlite.Store)(nil)
 )

@@ -11,13 +11,13 @@ import (
 // the use cases' contract (Store) and the contracts of the packages
 // that keep their own records beside it: people, sessions and API tokens
 // (auth.Store), the authorization server's records (oauth.Store), and a
-// store's part in moving a board (boardfile.BoardMover, boardfile.OAuthMover).
+// store's part in moving a board (boardfile.TransferStore, boardfile.OAuthTransferStore).
 // Each package is handed only its own part; the suite takes them together
 // so that one run checks a backend whole.
 type Store interface {
 	board.Store
 	auth.Store
 	oauth.Store
-	boardfile.BoardMover
-	boardfile.OAuthMover
+	boardfile.TransferStore
+	boardfile.OAuthTransferStore
 }

@@ -17,7 +17,7 @@ import (
 var sources = []Source{SourceMCP, SourceREST, SourceWeb, SourceTask}
 
 // Validate checks a moved workspace.
-func (w MovedWorkspace) Validate() error {
+func (w TransferredWorkspace) Validate() error {
 	if err := ValidateSlug(w.Slug); err != nil {
 		return err
 	}
@@ -30,9 +30,9 @@ func (w MovedWorkspace) Validate() error {
 	return ValidateNextNumber(w.Next)
 }
 
-// ValidateMovedTicket checks a moved ticket: its id is its workspace and
+// ValidateTransferredTicket checks a moved ticket: its id is its workspace and
 // number, and every field is one the service could have written.
-func ValidateMovedTicket(t Ticket) error {
+func ValidateTransferredTicket(t Ticket) error {
 	slug, n, err := ParseTicketID(t.ID)
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func ValidateMovedTicket(t Ticket) error {
 	if t.CreatedFor != "" && !isPersonAuthor(t.CreatedFor) {
 		return invalid("ticket %s: created_for %q must be human:<handle>", t.ID, clip(t.CreatedFor))
 	}
-	if err := validateMovedTicketURL(t); err != nil {
+	if err := validateTransferredTicketURL(t); err != nil {
 		return err
 	}
 	if t.CreatedAt.IsZero() || t.UpdatedAt.Before(t.CreatedAt) {
@@ -89,9 +89,9 @@ func ValidateMovedTicket(t Ticket) error {
 	return nil
 }
 
-// ValidateMovedNote checks a moved note.
-func ValidateMovedNote(n Note) error {
-	if !isMovedID(n.ID) {
+// ValidateTransferredNote checks a moved note.
+func ValidateTransferredNote(n Note) error {
+	if !isTransferredID(n.ID) {
 		return invalid("note id %q must be 1-64 letters, digits, '.', '_' or '-'", clip(n.ID))
 	}
 	if _, num, err := ParseTicketID(n.TicketID); err != nil {
@@ -114,13 +114,13 @@ func ValidateMovedNote(n Note) error {
 	return nil
 }
 
-// ValidateMovedEvent checks a moved history event: a type the service
+// ValidateTransferredEvent checks a moved history event: a type the service
 // writes, with exactly the parts that type carries, each within the
 // service's limits (a move's reason at most MaxReason, the changed fields
 // named from the fields a write changes), so that stored history stays as
 // small as the service keeps it.
-func ValidateMovedEvent(e Event) error {
-	if !isMovedID(e.ID) {
+func ValidateTransferredEvent(e Event) error {
+	if !isTransferredID(e.ID) {
 		return invalid("event id %q must be 1-64 letters, digits, '.', '_' or '-'", clip(e.ID))
 	}
 	if err := ValidateSlug(e.Workspace); err != nil {
@@ -166,7 +166,7 @@ func ValidateMovedEvent(e Event) error {
 	} else if e.From != "" || e.To != "" || e.Reason != "" {
 		return invalid("event %s: only a %s event has from, to and reason", e.ID, EventTicketMoved)
 	}
-	if (e.Type == EventNoteAdded) != (e.NoteID != "") || e.NoteID != "" && !isMovedID(e.NoteID) {
+	if (e.Type == EventNoteAdded) != (e.NoteID != "") || e.NoteID != "" && !isTransferredID(e.NoteID) {
 		return invalid("event %s: a %s event, and only it, names its note by an id of 1-64 letters, digits, '.', '_' or '-'", e.ID, EventNoteAdded)
 	}
 	if err := ValidateAuthor("author", e.Author); err != nil {
@@ -181,7 +181,7 @@ func ValidateMovedEvent(e Event) error {
 		return invalid("event %s: source %q is not one of mcp, rest, web, task", e.ID, clip(string(e.Source)))
 	}
 	if e.RequestID != "" {
-		if err := ledger.ValidateRequestID(strings.Split(e.RequestID, "#")[0]); err != nil || len(e.RequestID) > maxMovedKey {
+		if err := ledger.ValidateRequestID(strings.Split(e.RequestID, "#")[0]); err != nil || len(e.RequestID) > maxTransferredKey {
 			return invalid("event %s: request_id %q is not one a caller could give", e.ID, clip(e.RequestID))
 		}
 	}
@@ -208,16 +208,16 @@ var eventKinds = map[string]eventKind{
 	EventWorkspaceUpdated: {fields: []string{"name", "ai_policy"}},
 }
 
-// maxMovedKey bounds a moved record's principal and request id: an
+// maxTransferredKey bounds a moved record's principal and request id: an
 // agent's name and a person's handle with their prefixes, or a request id
 // with an import's row number.
-const maxMovedKey = 256
+const maxTransferredKey = 256
 
-// ValidateMovedRequest checks a moved request record: a completed one,
+// ValidateTransferredRequest checks a moved request record: a completed one,
 // under a valid key, with its arguments and result JSON objects no larger
-// than the service's largest (MaxMovedJSON).
-func ValidateMovedRequest(r ledger.Record) error {
-	if r.Key.Principal == "" || len(r.Key.Principal) > maxMovedKey || strings.ContainsFunc(r.Key.Principal, func(c rune) bool { return c == '#' || c <= ' ' || c > '~' }) {
+// than the service's largest (MaxTransferredJSON).
+func ValidateTransferredRequest(r ledger.Record) error {
+	if r.Key.Principal == "" || len(r.Key.Principal) > maxTransferredKey || strings.ContainsFunc(r.Key.Principal, func(c rune) bool { return c == '#' || c <= ' ' || c > '~' }) {
 		return invalid("request record: principal %q is empty, too long, or holds '#', spaces or other characters no caller has", clip(r.Key.Principal))
 	}
 	if err := ledger.ValidateRequestID(r.Key.RequestID); err != nil {
@@ -236,8 +236,8 @@ func ValidateMovedRequest(r ledger.Record) error {
 		name string
 		v    []byte
 	}{{"args", r.Args}, {"result", r.Result}} {
-		if len(part.v) > MaxMovedJSON {
-			return invalid("request record %s: %s is %d bytes, more than any call's (%d)", r.Key.RequestID, part.name, len(part.v), MaxMovedJSON)
+		if len(part.v) > MaxTransferredJSON {
+			return invalid("request record %s: %s is %d bytes, more than any call's (%d)", r.Key.RequestID, part.name, len(part.v), MaxTransferredJSON)
 		}
 		if len(part.v) == 0 || part.v[0] != '{' || !json.Valid(part.v) {
 			return invalid("request record %s: %s must be a JSON object", r.Key.RequestID, part.name)
@@ -264,15 +264,15 @@ func ValidateNextNumber(next int64) error {
 	return nil
 }
 
-// validateMovedTicketURL checks a moved ticket's url as the service writes
+// validateTransferredTicketURL checks a moved ticket's url as the service writes
 // it: empty, or the board's base URL (an http or https origin and path)
 // followed by /tickets/<id>.
-func validateMovedTicketURL(t Ticket) error {
+func validateTransferredTicketURL(t Ticket) error {
 	if t.URL == "" {
 		return nil
 	}
 	base, ok := strings.CutSuffix(t.URL, "/tickets/"+t.ID)
-	if !ok || len(t.URL) > maxMovedURI || strings.ContainsFunc(t.URL, func(c rune) bool { return c <= ' ' || c > '~' }) {
+	if !ok || len(t.URL) > maxTransferredURI || strings.ContainsFunc(t.URL, func(c rune) bool { return c <= ' ' || c > '~' }) {
 		return invalid("ticket %s: url %q must be the board's address followed by /tickets/%s", t.ID, clip(t.URL), t.ID)
 	}
 	if base == "" {
@@ -285,9 +285,9 @@ func validateMovedTicketURL(t Ticket) error {
 	return nil
 }
 
-// isMovedID: the ids the service gives notes and events (UUIDs), and
+// isTransferredID: the ids the service gives notes and events (UUIDs), and
 // anything of their alphabet up to 64 characters.
-func isMovedID(s string) bool {
+func isTransferredID(s string) bool {
 	return every(s, 1, 64, func(c byte) bool { return isAlnum(c) || c == '.' || c == '_' || c == '-' })
 }
 
@@ -295,9 +295,9 @@ func isHexDigest(s string) bool {
 	return every(s, 64, 64, func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' })
 }
 
-// MovedTool reports whether a request record of tool moves with the board:
+// TransferredTool reports whether a request record of tool moves with the board:
 // the ticket and workspace writes. Imports' and task cancellations' records
 // answer with tasks, which stay with the store that ran them.
-func MovedTool(tool string) bool {
+func TransferredTool(tool string) bool {
 	return slices.Contains([]string{ToolCreateTicket, ToolUpdateTicket, ToolMoveTicket, ToolAddNote, ToolCreateWorkspace, ToolUpdateWorkspace}, tool)
 }

@@ -9,12 +9,12 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// Connected agents in a move (boardfile.OAuthMoveSource, boardfile.OAuthMoveTarget):
+// Connected agents in a move (boardfile.OAuthTransferSource, boardfile.OAuthTransferTarget):
 // grants and tokens are read by keyset, a page per short query, like the
 // rest of an export, and put one per transaction, only when absent.
 
-// ExportOAuthGrants streams the grants unrevoked and unexpired at now, by id.
-func (s *Store) ExportOAuthGrants(ctx context.Context, now time.Time, fn func(board.OAuthGrant) error) error {
+// TransferOAuthGrants streams the grants unrevoked and unexpired at now, by id.
+func (s *Store) TransferOAuthGrants(ctx context.Context, now time.Time, fn func(board.OAuthGrant) error) error {
 	return inPages(func(last *board.OAuthGrant) (*sql.Rows, error) {
 		after := ""
 		if last != nil {
@@ -25,8 +25,8 @@ func (s *Store) ExportOAuthGrants(ctx context.Context, now time.Time, fn func(bo
 	}, func(row scanner) (board.OAuthGrant, error) { return scanOAuthGrant(row) }, fn)
 }
 
-// ExportOAuthTokens streams the tokens unexpired at now, by hash.
-func (s *Store) ExportOAuthTokens(ctx context.Context, now time.Time, fn func(board.OAuthToken) error) error {
+// TransferOAuthTokens streams the tokens unexpired at now, by hash.
+func (s *Store) TransferOAuthTokens(ctx context.Context, now time.Time, fn func(board.OAuthToken) error) error {
 	return inPages(func(last *board.OAuthToken) (*sql.Rows, error) {
 		after := ""
 		if last != nil {

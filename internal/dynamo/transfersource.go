@@ -61,8 +61,8 @@ func (s *Store) eachPage(ctx context.Context, q *dynamodb.QueryInput, sc *dynamo
 	}
 }
 
-// ExportWorkspaces streams every workspace with its counter, by slug.
-func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspace) error) error {
+// TransferWorkspaces streams every workspace with its counter, by slug.
+func (s *Store) TransferWorkspaces(ctx context.Context, fn func(board.TransferredWorkspace) error) error {
 	return s.eachPage(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
@@ -72,7 +72,7 @@ func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspa
 	}, nil, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
 			w := decodeWorkspace(item)
-			if err := fn(board.MovedWorkspace{Slug: w.Workspace.Slug, Name: w.Workspace.Name, AIPolicy: w.Workspace.AIPolicy, Next: w.Next}); err != nil {
+			if err := fn(board.TransferredWorkspace{Slug: w.Workspace.Slug, Name: w.Workspace.Name, AIPolicy: w.Workspace.AIPolicy, Next: w.Next}); err != nil {
 				return err
 			}
 		}
@@ -80,9 +80,9 @@ func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspa
 	})
 }
 
-// ExportTickets streams a workspace's tickets from the tickets index,
+// TransferTickets streams a workspace's tickets from the tickets index,
 // lowest number first.
-func (s *Store) ExportTickets(ctx context.Context, workspace string, fn func(board.Ticket) error) error {
+func (s *Store) TransferTickets(ctx context.Context, workspace string, fn func(board.Ticket) error) error {
 	return s.eachPage(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(indexTickets),
@@ -104,9 +104,9 @@ func (s *Store) ExportTickets(ctx context.Context, workspace string, fn func(boa
 	})
 }
 
-// ExportNotes streams the notes of a workspace's tickets (a Scan of the
+// TransferNotes streams the notes of a workspace's tickets (a Scan of the
 // note items under the workspace's ticket partitions).
-func (s *Store) ExportNotes(ctx context.Context, workspace string, fn func(board.Note) error) error {
+func (s *Store) TransferNotes(ctx context.Context, workspace string, fn func(board.Note) error) error {
 	return s.eachPage(ctx, nil, &dynamodb.ScanInput{
 		TableName:                 aws.String(s.table),
 		FilterExpression:          aws.String("#type = :note AND begins_with(#pk, :prefix)"),
@@ -131,9 +131,9 @@ func (s *Store) ExportNotes(ctx context.Context, workspace string, fn func(board
 	})
 }
 
-// ExportEvents streams a workspace's history from the events index,
+// TransferEvents streams a workspace's history from the events index,
 // oldest first, as the activity feed orders it.
-func (s *Store) ExportEvents(ctx context.Context, workspace string, fn func(board.Event) error) error {
+func (s *Store) TransferEvents(ctx context.Context, workspace string, fn func(board.Event) error) error {
 	return s.eachPage(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(indexEvents),
@@ -155,10 +155,10 @@ func (s *Store) ExportEvents(ctx context.Context, workspace string, fn func(boar
 	})
 }
 
-// ExportRequests streams the completed records unexpired at now (a Scan
+// TransferRequests streams the completed records unexpired at now (a Scan
 // of the record items; a record whose result is in its part item is read
 // whole).
-func (s *Store) ExportRequests(ctx context.Context, now time.Time, fn func(ledger.Record) error) error {
+func (s *Store) TransferRequests(ctx context.Context, now time.Time, fn func(ledger.Record) error) error {
 	return s.eachPage(ctx, nil, &dynamodb.ScanInput{
 		TableName:                aws.String(s.table),
 		FilterExpression:         aws.String("#type = :request AND #st = :done AND #exp > :now"),

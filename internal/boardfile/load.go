@@ -18,16 +18,16 @@ import (
 
 // Target is a store an import writes to.
 type Target interface {
-	BoardTarget
-	// ExportWorkspaces lists the target's workspaces, to tell an earlier
+	TransferTarget
+	// TransferWorkspaces lists the target's workspaces, to tell an earlier
 	// run of the same import from another board.
-	ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspace) error) error
+	TransferWorkspaces(ctx context.Context, fn func(board.TransferredWorkspace) error) error
 	GetPerson(ctx context.Context, handle string) (board.Person, error)
 	CreatePerson(ctx context.Context, p board.Person, inv *board.Invitation) error
 	GetToken(ctx context.Context, id string) (board.APIToken, error)
 	CreateToken(ctx context.Context, t board.APIToken) error
 	GetRequest(ctx context.Context, key ledger.Key, now time.Time) (ledger.Record, error)
-	OAuthMoveTarget
+	OAuthTransferTarget
 	GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error)
 	PutOAuthClient(ctx context.Context, c board.OAuthClient) error
 }
@@ -59,8 +59,8 @@ func ParseMerge(s string) (Merge, error) {
 	return "", fmt.Errorf("--merge=%s is not a mode: use --merge=skip (keep the target's copy of every clashing item and add the rest) or --merge=fail (stop at the first clash)", s)
 }
 
-// ImportOptions say how an import writes.
-type ImportOptions struct {
+// LoadOptions say how an import writes.
+type LoadOptions struct {
 	Merge Merge
 	// Now judges which request records are still inside their retention
 	// window: expired ones are skipped.
@@ -77,8 +77,8 @@ type ImportOptions struct {
 	WithPeople bool
 }
 
-// ImportResult counts what an import did, per kind.
-type ImportResult struct {
+// LoadResult counts what an import did, per kind.
+type LoadResult struct {
 	// Written: items put. AlreadyThere: items the target held identically
 	// (an earlier run wrote them). Kept: items whose id the target held
 	// with other content, kept as they were. Skipped: request records,
@@ -91,7 +91,7 @@ type ImportResult struct {
 }
 
 // WrittenTotal is how many items the import wrote.
-func (r ImportResult) WrittenTotal() int {
+func (r LoadResult) WrittenTotal() int {
 	n := 0
 	for _, v := range r.Written {
 		n += v
@@ -106,11 +106,11 @@ var exportID = regexp.MustCompile(`^[0-9a-f]{1,64}$`)
 // ErrNotEmpty is why an import without a merge mode refuses a target.
 var ErrNotEmpty = errors.New("the target store already holds a board")
 
-type importer struct {
+type loader struct {
 	ctx    context.Context
 	dst    Target
-	opts   ImportOptions
-	res    ImportResult
+	opts   LoadOptions
+	res    LoadResult
 	lines  *lineReader
 	head   Header
 	read   Counts          // items read per kind, for the end line
@@ -130,22 +130,22 @@ type importer struct {
 	lineBytes             int      // the length of the line just read
 }
 
-// Import reads a file written by Export from r and puts every item into
+// Load reads a file written by Export from r and puts every item into
 // dst, line by line: each line is checked (format, then the domain's
 // rules) before anything of it is written, and the first bad line stops
 // the import with its number (a *LineError). Every put writes only what
 // is absent, so running an import again, or again after it was stopped,
 // writes nothing twice.
-func Import(ctx context.Context, dst Target, r io.Reader, opts ImportOptions) (ImportResult, error) {
-	im := &importer{ctx: ctx, dst: dst, opts: opts, lines: newLineReader(r), read: Counts{}, spaces: map[string]bool{}, kept: map[string]bool{},
+func Load(ctx context.Context, dst Target, r io.Reader, opts LoadOptions) (LoadResult, error) {
+	im := &loader{ctx: ctx, dst: dst, opts: opts, lines: newLineReader(r), read: Counts{}, spaces: map[string]bool{}, kept: map[string]bool{},
 		grantsOut: map[string]bool{}, grantsIn: map[string]bool{}, filePeople: map[string]bool{}, ownPeople: map[string]bool{},
-		res: ImportResult{Written: Counts{}, AlreadyThere: Counts{}, Kept: Counts{}, Skipped: Counts{}}}
+		res: LoadResult{Written: Counts{}, AlreadyThere: Counts{}, Kept: Counts{}, Skipped: Counts{}}}
 	err := im.run()
 	im.res.Lines = im.lines.n
 	return im.res, err
 }
 
-func (im *importer) fail(err error) error {
+func (im *loader) fail(err error) error {
 	var le *LineError
 	if errors.As(err, &le) {
 		return err
@@ -153,13 +153,13 @@ func (im *importer) fail(err error) error {
 	return &LineError{Line: im.lines.n, Err: err}
 }
 
-func (im *importer) run() error {
+func (im *loader) run() error {
 	if err := im.header(); err != nil {
 		return err
 	}
 	// Workspaces come first: all of them are read (a few lines) before
 	// anything is written, to judge the target against the whole list.
-	var spaces []board.MovedWorkspace
+	var spaces []board.TransferredWorkspace
 	var spaceLines []int
 	var first *line
 	for {
@@ -235,7 +235,7 @@ func (im *importer) run() error {
 	}
 }
 
-func (im *importer) header() error {
+func (im *loader) header() error {
 	b, err := im.lines.next()
 	if errors.Is(err, io.EOF) {
 		return &LineError{Line: 1, Err: errors.New("the file is empty: pass the output of ticket-ledger export")}
@@ -261,7 +261,7 @@ func (im *importer) header() error {
 
 // nextLine reads and decodes the next line; the end of the input before
 // the end line is a truncated file.
-func (im *importer) nextLine() (*line, error) {
+func (im *loader) nextLine() (*line, error) {
 	b, err := im.lines.next()
 	if errors.Is(err, io.EOF) {
 		return nil, &LineError{Line: im.lines.n, Err: errors.New("the file ends here without its end line: it is truncated; export it again (items up to here were written, and a new import of the whole file completes the rest)")}
@@ -291,7 +291,7 @@ func (im *importer) nextLine() (*line, error) {
 // store's seeded ones); then the import leaves its mark there first
 // (resume.go). A target that is not fresh but holds the mark of this
 // file's export is an earlier run of this import, stopped: it is resumed.
-func (im *importer) checkTarget() error {
+func (im *loader) checkTarget() error {
 	if im.opts.Merge != MergeNone {
 		return nil
 	}
@@ -311,21 +311,21 @@ func (im *importer) checkTarget() error {
 
 // heldWorkspaces are the target's workspaces when merging (nil without
 // --merge: the target is fresh or an earlier run of this import).
-func (im *importer) heldWorkspaces() (map[string]board.MovedWorkspace, error) {
+func (im *loader) heldWorkspaces() (map[string]board.TransferredWorkspace, error) {
 	if im.opts.Merge == MergeNone {
 		return nil, nil
 	}
-	held := map[string]board.MovedWorkspace{}
-	err := im.dst.ExportWorkspaces(im.ctx, func(w board.MovedWorkspace) error {
+	held := map[string]board.TransferredWorkspace{}
+	err := im.dst.TransferWorkspaces(im.ctx, func(w board.TransferredWorkspace) error {
 		held[w.Slug] = w
 		return nil
 	})
 	return held, err
 }
 
-func (im *importer) fresh() (bool, error) {
+func (im *loader) fresh() (bool, error) {
 	used := errors.New("used")
-	err := im.dst.ExportWorkspaces(im.ctx, func(have board.MovedWorkspace) error {
+	err := im.dst.TransferWorkspaces(im.ctx, func(have board.TransferredWorkspace) error {
 		if have.Next > 1 {
 			return used
 		}
@@ -342,7 +342,7 @@ func (im *importer) fresh() (bool, error) {
 
 // count records a put's outcome for the item of line; a clash stops the
 // import unless the merge mode keeps the target's copy.
-func (im *importer) count(kind, id string, out board.PutOutcome, line int) error {
+func (im *loader) count(kind, id string, out board.PutOutcome, line int) error {
 	switch out {
 	case board.Added:
 		im.res.Written[kind]++
@@ -363,10 +363,10 @@ func (im *importer) count(kind, id string, out board.PutOutcome, line int) error
 	return nil
 }
 
-func (im *importer) skip(kind string) { im.res.Skipped[kind]++ }
+func (im *loader) skip(kind string) { im.res.Skipped[kind]++ }
 
 // put checks one item and writes it (or queues it: batch.go).
-func (im *importer) put(l *line) error {
+func (im *loader) put(l *line) error {
 	switch l.Kind {
 	case KindWorkspace:
 		return errors.New("a workspace line after other items: every workspace comes first")
@@ -376,30 +376,30 @@ func (im *importer) put(l *line) error {
 		}
 		t := l.Ticket.Ticket
 		t.Number = l.Ticket.Number
-		if err := board.ValidateMovedTicket(t); err != nil {
+		if err := board.ValidateTransferredTicket(t); err != nil {
 			return err
 		}
 		if !im.spaces[t.Workspace] {
 			return fmt.Errorf("ticket %s: its workspace %s is not in the file (workspaces come first)", t.ID, t.Workspace)
 		}
-		return im.write(KindTicket, t.ID, board.MovedItem{Ticket: &t})
+		return im.write(KindTicket, t.ID, board.TransferredItem{Ticket: &t})
 	case KindNote:
 		if l.Note == nil {
 			return errors.New("a note line without its note")
 		}
-		if err := board.ValidateMovedNote(*l.Note); err != nil {
+		if err := board.ValidateTransferredNote(*l.Note); err != nil {
 			return err
 		}
 		if im.kept[l.Note.TicketID] {
 			im.skip(KindNote)
 			return nil
 		}
-		return im.write(KindNote, l.Note.ID, board.MovedItem{Note: l.Note})
+		return im.write(KindNote, l.Note.ID, board.TransferredItem{Note: l.Note})
 	case KindEvent:
 		if l.Event == nil {
 			return errors.New("an event line without its event")
 		}
-		if err := board.ValidateMovedEvent(*l.Event); err != nil {
+		if err := board.ValidateTransferredEvent(*l.Event); err != nil {
 			return err
 		}
 		if !im.spaces[l.Event.Workspace] {
@@ -409,20 +409,20 @@ func (im *importer) put(l *line) error {
 			im.skip(KindEvent)
 			return nil
 		}
-		return im.write(KindEvent, l.Event.ID, board.MovedItem{Event: l.Event})
+		return im.write(KindEvent, l.Event.ID, board.TransferredItem{Event: l.Event})
 	case KindRequest:
 		r := l.Request
 		if r == nil {
 			return errors.New("a request line without its record")
 		}
-		if err := board.ValidateMovedRequest(*r); err != nil {
+		if err := board.ValidateTransferredRequest(*r); err != nil {
 			return err
 		}
-		if r.Expired(im.opts.Now) || !board.MovedTool(r.Tool) || im.kept[recordTicket(*r)] {
+		if r.Expired(im.opts.Now) || !board.TransferredTool(r.Tool) || im.kept[recordTicket(*r)] {
 			im.skip(KindRequest)
 			return nil
 		}
-		return im.write(KindRequest, r.Key.Principal+" "+r.Key.RequestID, board.MovedItem{Request: r})
+		return im.write(KindRequest, r.Key.Principal+" "+r.Key.RequestID, board.TransferredItem{Request: r})
 	case KindPerson, KindToken, KindOAuthClient, KindOAuthGrant, KindOAuthToken:
 		if !im.head.WithPeople {
 			return fmt.Errorf("a %s line in a file whose header says it holds no people (with_people false): the file was altered or damaged; export it again", l.Kind)
@@ -465,14 +465,14 @@ func recordTicket(r ledger.Record) string {
 	return ""
 }
 
-func (im *importer) storeErr(what string, err error) error {
+func (im *loader) storeErr(what string, err error) error {
 	if errors.Is(err, board.ErrNotFound) {
 		return fmt.Errorf("%s: its workspace or ticket is not in the target store (a parent's line must come before it)", what)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-func (im *importer) end(l *line) error {
+func (im *loader) end(l *line) error {
 	want := Counts(l.Counts)
 	for _, k := range slices.Sorted(maps.Keys(im.read)) {
 		if want[k] != im.read[k] {

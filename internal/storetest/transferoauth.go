@@ -10,13 +10,13 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// The store's part in moving connected agents (boardfile.OAuthMover), in
-// RunBoardMove: puts write only what is absent and need the parent, a
+// The store's part in moving connected agents (boardfile.OAuthTransferStore), in
+// RunTransfer: puts write only what is absent and need the parent, a
 // moved grant and its tokens work as the authorization server uses them,
 // and the exports stream what can still be used.
 
-// movedGrant is a grant as a file carries it, used and not yet revoked.
-func movedGrant(id string, now time.Time) board.OAuthGrant {
+// transferredGrant is a grant as a file carries it, used and not yet revoked.
+func transferredGrant(id string, now time.Time) board.OAuthGrant {
 	used := now.Add(-time.Minute)
 	return board.OAuthGrant{ID: id, ClientID: "tlc_" + strings.Repeat("ab", 16), ClientName: "Claude", Handle: "alice", Agent: "claude",
 		Resource: "https://board.example/mcp", Scope: "offline_access", CreatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(30 * 24 * time.Hour),
@@ -26,7 +26,7 @@ func movedGrant(id string, now time.Time) board.OAuthGrant {
 func moveOAuthGrantAndTokens(t *testing.T, f *fixture) {
 	m := f.s
 	now := f.now()
-	g := movedGrant("00000000000000b1", now)
+	g := transferredGrant("00000000000000b1", now)
 	_, err := m.PutOAuthGrant(f.ctx, g)
 	assertIs(t, "a grant whose person is missing", err, board.ErrNotFound)
 	if _, err := f.s.GetOAuthGrant(f.ctx, g.ID); !errors.Is(err, board.ErrNotFound) {
@@ -125,7 +125,7 @@ func moveOAuthExport(t *testing.T, f *fixture) {
 	// Two hours on: the short grant and every first access token expired.
 	at := now.Add(2 * time.Hour)
 	var grants []board.OAuthGrant
-	if err := m.ExportOAuthGrants(f.ctx, at, func(g board.OAuthGrant) error { grants = append(grants, g); return nil }); err != nil {
+	if err := m.TransferOAuthGrants(f.ctx, at, func(g board.OAuthGrant) error { grants = append(grants, g); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(grants) != 1 {
@@ -133,7 +133,7 @@ func moveOAuthExport(t *testing.T, f *fixture) {
 	}
 	assertOAuthGrant(t, "the exported grant", f.oauthGrant(live.Grant.ID), grants[0])
 	got := map[string]board.OAuthToken{}
-	if err := m.ExportOAuthTokens(f.ctx, at, func(tok board.OAuthToken) error { got[tok.Hash] = tok; return nil }); err != nil {
+	if err := m.TransferOAuthTokens(f.ctx, at, func(tok board.OAuthToken) error { got[tok.Hash] = tok; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{live.Tokens[1].Hash, next[1].Hash, revoked.Tokens[1].Hash}
@@ -148,8 +148,8 @@ func moveOAuthExport(t *testing.T, f *fixture) {
 		t.Error("the used refresh token was exported without its use")
 	}
 	stop := errors.New("stop")
-	if err := m.ExportOAuthTokens(f.ctx, at, func(board.OAuthToken) error { return stop }); !errors.Is(err, stop) {
-		t.Errorf("ExportOAuthTokens returned %v, want fn's error", err)
+	if err := m.TransferOAuthTokens(f.ctx, at, func(board.OAuthToken) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("TransferOAuthTokens returned %v, want fn's error", err)
 	}
 }
 

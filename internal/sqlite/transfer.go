@@ -51,17 +51,17 @@ func inPages[T any](query func(last *T) (*sql.Rows, error), scan func(scanner) (
 	}
 }
 
-// ExportWorkspaces streams every workspace with its counter, by slug.
-func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspace) error) error {
-	return inPages(func(last *board.MovedWorkspace) (*sql.Rows, error) {
+// TransferWorkspaces streams every workspace with its counter, by slug.
+func (s *Store) TransferWorkspaces(ctx context.Context, fn func(board.TransferredWorkspace) error) error {
+	return inPages(func(last *board.TransferredWorkspace) (*sql.Rows, error) {
 		after := ""
 		if last != nil {
 			after = last.Slug
 		}
 		return s.read.QueryContext(ctx, `SELECT slug, name, ai_policy, last_number FROM workspaces
 			WHERE slug > ? ORDER BY slug LIMIT ?`, after, exportPage)
-	}, func(rows scanner) (board.MovedWorkspace, error) {
-		var w board.MovedWorkspace
+	}, func(rows scanner) (board.TransferredWorkspace, error) {
+		var w board.TransferredWorkspace
 		var last int64
 		err := rows.Scan(&w.Slug, &w.Name, &w.AIPolicy, &last)
 		w.Next = last + 1
@@ -69,8 +69,8 @@ func (s *Store) ExportWorkspaces(ctx context.Context, fn func(board.MovedWorkspa
 	}, fn)
 }
 
-// ExportTickets streams a workspace's tickets, lowest number first.
-func (s *Store) ExportTickets(ctx context.Context, workspace string, fn func(board.Ticket) error) error {
+// TransferTickets streams a workspace's tickets, lowest number first.
+func (s *Store) TransferTickets(ctx context.Context, workspace string, fn func(board.Ticket) error) error {
 	return inPages(func(last *board.Ticket) (*sql.Rows, error) {
 		var after int64
 		if last != nil {
@@ -81,9 +81,9 @@ func (s *Store) ExportTickets(ctx context.Context, workspace string, fn func(boa
 	}, func(row scanner) (board.Ticket, error) { return scanTicket(row) }, fn)
 }
 
-// ExportNotes streams the notes of a workspace's tickets, in the order
+// TransferNotes streams the notes of a workspace's tickets, in the order
 // they were added.
-func (s *Store) ExportNotes(ctx context.Context, workspace string, fn func(board.Note) error) error {
+func (s *Store) TransferNotes(ctx context.Context, workspace string, fn func(board.Note) error) error {
 	var after int64 // the rowid of the page's last note
 	return inPages(func(*board.Note) (*sql.Rows, error) {
 		return s.read.QueryContext(ctx, `SELECT n.rowid, n.id, n.ticket_id, n.body, n.author, n.source, n.created_at
@@ -101,9 +101,9 @@ func (s *Store) ExportNotes(ctx context.Context, workspace string, fn func(board
 	}, fn)
 }
 
-// ExportEvents streams a workspace's history in append order, the order
+// TransferEvents streams a workspace's history in append order, the order
 // the activity feed lists it in.
-func (s *Store) ExportEvents(ctx context.Context, workspace string, fn func(board.Event) error) error {
+func (s *Store) TransferEvents(ctx context.Context, workspace string, fn func(board.Event) error) error {
 	var after int64 // the seq of the page's last event
 	return inPages(func(*board.Event) (*sql.Rows, error) {
 		return s.read.QueryContext(ctx, `SELECT seq, data FROM events WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -118,8 +118,8 @@ func (s *Store) ExportEvents(ctx context.Context, workspace string, fn func(boar
 	}, fn)
 }
 
-// ExportRequests streams the completed records unexpired at now.
-func (s *Store) ExportRequests(ctx context.Context, now time.Time, fn func(ledger.Record) error) error {
+// TransferRequests streams the completed records unexpired at now.
+func (s *Store) TransferRequests(ctx context.Context, now time.Time, fn func(ledger.Record) error) error {
 	return inPages(func(last *ledger.Record) (*sql.Rows, error) {
 		var afterPrincipal, afterID string
 		if last != nil {
@@ -148,14 +148,14 @@ func (s *Store) BoardEmpty(ctx context.Context) (bool, error) {
 }
 
 // PutWorkspace inserts a workspace with its counter, if absent.
-func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board.PutOutcome, error) {
+func (s *Store) PutWorkspace(ctx context.Context, w board.TransferredWorkspace) (board.PutOutcome, error) {
 	// The search index's keys hold numbers below 2^40 (ftsShift).
 	if err := board.ValidateNextNumber(w.Next); err != nil {
 		return 0, err
 	}
 	var out board.PutOutcome
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var have board.MovedWorkspace
+		var have board.TransferredWorkspace
 		var last int64
 		err := tx.QueryRowContext(ctx, `SELECT slug, name, ai_policy, last_number FROM workspaces WHERE slug = ?`, w.Slug).
 			Scan(&have.Slug, &have.Name, &have.AIPolicy, &last)

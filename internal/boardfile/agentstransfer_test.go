@@ -11,14 +11,14 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
-// TestAgentsExpiredByImport: a grant that expires between the export and
+// TestAgentsExpiredByLoad: a grant that expires between the export and
 // the import is skipped with its tokens, and its refresh token is refused.
-func TestAgentsExpiredByImport(t *testing.T) {
+func TestAgentsExpiredByLoad(t *testing.T) {
 	src := open(t, testbackends.SQLite, testbackends.NewClock(t0))
 	conns := connectAgents(t, src)
 	file := export(t, src, boardfile.ExportOptions{WithPeople: true})
 	dst := open(t, testbackends.Minidyn, testbackends.NewClock(src.clock.Now().Add(31*24*time.Hour)))
-	res := importInto(t, dst, file, boardfile.ImportOptions{})
+	res := loadInto(t, dst, file, boardfile.LoadOptions{})
 	if res.Written[boardfile.KindOAuthGrant] != 0 || res.Skipped[boardfile.KindOAuthGrant] != 1 || res.Skipped[boardfile.KindOAuthToken] != 4 {
 		t.Fatalf("written %v, skipped %v; want the grant and its 4 tokens skipped", res.Written, res.Skipped)
 	}
@@ -59,7 +59,7 @@ func TestAgentsMetadataDocument(t *testing.T) {
 		t.Fatalf("export while the copy is fresh: %d clients, %d grants, %d tokens; want 1 each", clients, grants, tokens)
 	}
 	dst := open(t, testbackends.Minidyn, clock)
-	checkAllWritten(t, importInto(t, dst, fresh, boardfile.ImportOptions{}), fresh)
+	checkAllWritten(t, loadInto(t, dst, fresh, boardfile.LoadOptions{}), fresh)
 	if c, err := dst.store.GetOAuthClient(ctx, doc.ID, clock.Now()); err != nil || c.Kind != doc.Kind || c.Name != doc.Name {
 		t.Fatalf("the moved document's copy: %+v, %v", c, err)
 	}
@@ -70,7 +70,7 @@ func TestAgentsMetadataDocument(t *testing.T) {
 		t.Fatalf("export after the copy expired: %d clients, %d grants, %d tokens; want 0, 1, 1", clients, grants, tokens)
 	}
 	later := open(t, testbackends.SQLite, clock)
-	checkAllWritten(t, importInto(t, later, stale, boardfile.ImportOptions{}), stale)
+	checkAllWritten(t, loadInto(t, later, stale, boardfile.LoadOptions{}), stale)
 	if got, err := later.store.GetOAuthGrant(ctx, g.ID); err != nil || !board.SameOAuthGrant(got, g) {
 		t.Fatalf("the moved grant: %+v, %v", got, err)
 	}
@@ -85,8 +85,8 @@ func TestAgentsMergeSkip(t *testing.T) {
 	file := export(t, src, boardfile.ExportOptions{WithPeople: true})
 	other := strings.Replace(string(file), `"agent":"claude"`, `"agent":"someone-else"`, 1)
 	dst := open(t, testbackends.SQLite, clock)
-	importInto(t, dst, []byte(other), boardfile.ImportOptions{})
-	res := importInto(t, dst, file, boardfile.ImportOptions{Merge: boardfile.MergeSkip})
+	loadInto(t, dst, []byte(other), boardfile.LoadOptions{})
+	res := loadInto(t, dst, file, boardfile.LoadOptions{Merge: boardfile.MergeSkip})
 	if res.Kept[boardfile.KindOAuthGrant] != 1 || res.Skipped[boardfile.KindOAuthToken] != 4 {
 		t.Fatalf("kept %v, skipped %v; want the grant kept and its 4 tokens skipped", res.Kept, res.Skipped)
 	}

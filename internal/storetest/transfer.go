@@ -10,12 +10,12 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
-// RunBoardMove checks a store's part in moving a board (boardfile.BoardMover):
+// RunTransfer checks a store's part in moving a board (boardfile.TransferStore):
 // every put writes its item and what the store keeps beside it only when
 // absent, tells an identical item from a clash, refuses an orphan, and the
 // exports stream back exactly what was put; connected agents
-// (boardfile.OAuthMover) likewise. newStore is as for Run.
-func RunBoardMove(t *testing.T, newStore func(t *testing.T) Store) {
+// (boardfile.OAuthTransferStore) likewise. newStore is as for Run.
+func RunTransfer(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	tests := []contractTest{
 		{"Workspace", moveWorkspace},
@@ -46,7 +46,7 @@ func wantPut(t *testing.T, what string, got board.PutOutcome, err error, want bo
 
 func moveWorkspace(t *testing.T, f *fixture) {
 	m := f.s
-	ws := board.MovedWorkspace{Slug: "ops", Name: "Operations", AIPolicy: board.PolicyReadOnly, Next: 7}
+	ws := board.TransferredWorkspace{Slug: "ops", Name: "Operations", AIPolicy: board.PolicyReadOnly, Next: 7}
 	out, err := m.PutWorkspace(f.ctx, ws)
 	wantPut(t, "new workspace", out, err, board.Added)
 	out, err = m.PutWorkspace(f.ctx, ws)
@@ -56,7 +56,7 @@ func moveWorkspace(t *testing.T, f *fixture) {
 	out, err = m.PutWorkspace(f.ctx, other)
 	wantPut(t, "other settings", out, err, board.Collision)
 	// A seeded workspace that never held a ticket takes the moved settings.
-	seeded := board.MovedWorkspace{Slug: "inbox", Name: "Moved inbox", AIPolicy: board.PolicyHidden, Next: 3}
+	seeded := board.TransferredWorkspace{Slug: "inbox", Name: "Moved inbox", AIPolicy: board.PolicyHidden, Next: 3}
 	out, err = m.PutWorkspace(f.ctx, seeded)
 	wantPut(t, "unused seeded workspace", out, err, board.Added)
 	w, err := f.s.GetWorkspace(f.ctx, "inbox")
@@ -76,7 +76,7 @@ func moveTicket(t *testing.T, f *fixture) {
 	if _, err := m.PutTicket(f.ctx, tk); !errors.Is(err, board.ErrNotFound) {
 		t.Fatalf("ticket without its workspace: %v, want ErrNotFound", err)
 	}
-	out, err := m.PutWorkspace(f.ctx, board.MovedWorkspace{Slug: "ops", Name: "Ops", AIPolicy: board.PolicyReadWrite, Next: 1})
+	out, err := m.PutWorkspace(f.ctx, board.TransferredWorkspace{Slug: "ops", Name: "Ops", AIPolicy: board.PolicyReadWrite, Next: 1})
 	wantPut(t, "workspace", out, err, board.Added)
 	out, err = m.PutTicket(f.ctx, tk)
 	wantPut(t, "new ticket", out, err, board.Added)
@@ -190,7 +190,7 @@ func moveExport(t *testing.T, f *fixture) {
 	}
 
 	var tickets []board.Ticket
-	if err := m.ExportTickets(f.ctx, "inbox", func(t board.Ticket) error { tickets = append(tickets, t); return nil }); err != nil {
+	if err := m.TransferTickets(f.ctx, "inbox", func(t board.Ticket) error { tickets = append(tickets, t); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	for i, tk := range tickets {
@@ -206,14 +206,14 @@ func moveExport(t *testing.T, f *fixture) {
 		t.Errorf("exported %d tickets, want 3", len(tickets))
 	}
 	var notes []board.Note
-	if err := m.ExportNotes(f.ctx, "inbox", func(n board.Note) error { notes = append(notes, n); return nil }); err != nil {
+	if err := m.TransferNotes(f.ctx, "inbox", func(n board.Note) error { notes = append(notes, n); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(notes) != 1 || !board.SameNote(notes[0], *tx.Note) {
 		t.Errorf("exported notes %+v, want the one note", notes)
 	}
 	var events []board.Event
-	if err := m.ExportEvents(f.ctx, "inbox", func(e board.Event) error { events = append(events, e); return nil }); err != nil {
+	if err := m.TransferEvents(f.ctx, "inbox", func(e board.Event) error { events = append(events, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	wantEvents := []board.Event{plans[0].Event, plans[1].Event, plans[2].Event, *tx.Event}
@@ -226,7 +226,7 @@ func moveExport(t *testing.T, f *fixture) {
 		}
 	}
 	var records []ledger.Record
-	if err := m.ExportRequests(f.ctx, f.now(), func(r ledger.Record) error { records = append(records, r); return nil }); err != nil {
+	if err := m.TransferRequests(f.ctx, f.now(), func(r ledger.Record) error { records = append(records, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(records) != 4 {
@@ -237,14 +237,14 @@ func moveExport(t *testing.T, f *fixture) {
 			t.Errorf("exported a %s record %s", r.Status, r.Key.RequestID)
 		}
 	}
-	if err := m.ExportRequests(f.ctx, f.now().Add(2*retention), func(r ledger.Record) error {
+	if err := m.TransferRequests(f.ctx, f.now().Add(2*retention), func(r ledger.Record) error {
 		t.Errorf("exported %s after its retention", r.Key.RequestID)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	var slugs []string
-	if err := m.ExportWorkspaces(f.ctx, func(w board.MovedWorkspace) error { slugs = append(slugs, w.Slug); return nil }); err != nil {
+	if err := m.TransferWorkspaces(f.ctx, func(w board.TransferredWorkspace) error { slugs = append(slugs, w.Slug); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(slugs) == 0 || slugs[0] != "inbox" {
@@ -265,7 +265,7 @@ func moveBatch(t *testing.T, f *fixture) {
 		t := newTicket("inbox", n, alice, now, withStatus(st), withTags("batch"))
 		return &t
 	}
-	outs, err := bt.PutBatch(f.ctx, []board.MovedItem{{Ticket: tk(1, board.StatusDoing)}, {Ticket: tk(2, board.StatusDoing)}, {Ticket: tk(3, board.StatusDone)}}, now, false)
+	outs, err := bt.PutBatch(f.ctx, []board.TransferredItem{{Ticket: tk(1, board.StatusDoing)}, {Ticket: tk(2, board.StatusDoing)}, {Ticket: tk(3, board.StatusDone)}}, now, false)
 	if err != nil || len(outs) != 3 || outs[0] != board.Added || outs[2] != board.Added {
 		t.Fatalf("a batch of new tickets: %v, %v", outs, err)
 	}
@@ -283,7 +283,7 @@ func moveBatch(t *testing.T, f *fixture) {
 	note := func(id, ticket string) *board.Note {
 		return &board.Note{ID: id, TicketID: ticket, Body: "b", Author: alice, Source: board.SourceMCP, CreatedAt: now}
 	}
-	outs, err = bt.PutBatch(f.ctx, []board.MovedItem{{Note: note("n1", "inbox-1")}, {Note: note("n2", "inbox-99")}, {Note: note("n3", "inbox-2")}}, now, false)
+	outs, err = bt.PutBatch(f.ctx, []board.TransferredItem{{Note: note("n1", "inbox-1")}, {Note: note("n2", "inbox-99")}, {Note: note("n3", "inbox-2")}}, now, false)
 	var be *board.BatchError
 	if !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, board.ErrNotFound) || len(outs) != 1 || outs[0] != board.Added {
 		t.Fatalf("a batch with a note of a missing ticket: %v, %v; want note 0 written and a failure at 1", outs, err)
@@ -294,7 +294,7 @@ func moveBatch(t *testing.T, f *fixture) {
 
 	clash := tk(2, board.StatusDoing)
 	clash.Title = "other"
-	outs, err = bt.PutBatch(f.ctx, []board.MovedItem{{Ticket: tk(1, board.StatusDoing)}, {Ticket: clash}, {Ticket: tk(9, board.StatusDoing)}}, now, true)
+	outs, err = bt.PutBatch(f.ctx, []board.TransferredItem{{Ticket: tk(1, board.StatusDoing)}, {Ticket: clash}, {Ticket: tk(9, board.StatusDoing)}}, now, true)
 	if err != nil || len(outs) != 2 || outs[0] != board.AlreadyThere || outs[1] != board.Collision {
 		t.Fatalf("a batch with a clash: %v, %v; want it to stop after the clash", outs, err)
 	}

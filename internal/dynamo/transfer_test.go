@@ -7,12 +7,12 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
-// TestBoardMove runs the board move contract on every endpoint, each
+// TestTransfer runs the board move contract on every endpoint, each
 // subtest on a fresh table.
-func TestBoardMove(t *testing.T) {
+func TestTransfer(t *testing.T) {
 	for _, ep := range endpoints() {
 		t.Run(ep.name, func(t *testing.T) {
-			storetest.RunBoardMove(t, func(t *testing.T) storetest.Store {
+			storetest.RunTransfer(t, func(t *testing.T) storetest.Store {
 				return openStore(t, ep.newEndpoint(t), nil, dynamo.Config{SerializeWrites: ep.name == "moto"})
 			})
 		})

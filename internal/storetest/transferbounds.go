@@ -24,19 +24,19 @@ func moveNumbersBounded(t *testing.T, f *fixture) {
 			t.Errorf("%s: %v; want invalid", what, err)
 		}
 	}
-	_, err := m.PutWorkspace(f.ctx, board.MovedWorkspace{Slug: "far", Name: "Far", AIPolicy: board.PolicyReadWrite, Next: top + 2})
+	_, err := m.PutWorkspace(f.ctx, board.TransferredWorkspace{Slug: "far", Name: "Far", AIPolicy: board.PolicyReadWrite, Next: top + 2})
 	wantInvalid("a counter past the last number", err)
 	if _, err := f.s.GetWorkspace(f.ctx, "far"); !errors.Is(err, board.ErrNotFound) {
 		t.Errorf("the refused workspace was written: %v", err)
 	}
-	out, err := m.PutWorkspace(f.ctx, board.MovedWorkspace{Slug: "far", Name: "Far", AIPolicy: board.PolicyReadWrite, Next: top})
+	out, err := m.PutWorkspace(f.ctx, board.TransferredWorkspace{Slug: "far", Name: "Far", AIPolicy: board.PolicyReadWrite, Next: top})
 	wantPut(t, "a counter at the last number", out, err, board.Added)
 
 	over := newTicket("far", top+1, alice, now, withTitle("Overflowing zebra"))
 	_, err = m.PutTicket(f.ctx, over)
 	wantInvalid("a ticket numbered 2^40", err)
 	if bt, ok := f.s.(boardfile.BatchTarget); ok {
-		_, err := bt.PutBatch(f.ctx, []board.MovedItem{{Ticket: &over}}, now, false)
+		_, err := bt.PutBatch(f.ctx, []board.TransferredItem{{Ticket: &over}}, now, false)
 		wantInvalid("a ticket numbered 2^40 in a batch", err)
 	}
 	last := newTicket("far", top, alice, now, withTitle("Farthest zebra"))

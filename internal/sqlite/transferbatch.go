@@ -14,7 +14,7 @@ import (
 // FULL), which is most of its time on a disk. Each item runs in its own
 // savepoint, so an item that fails leaves nothing behind and the items
 // before it still commit.
-func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.Time, stopAtCollision bool) ([]board.PutOutcome, error) {
+func (s *Store) PutBatch(ctx context.Context, items []board.TransferredItem, now time.Time, stopAtCollision bool) ([]board.PutOutcome, error) {
 	var outs []board.PutOutcome
 	var failed *board.BatchError
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -51,7 +51,7 @@ func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.
 	return outs, nil
 }
 
-func putItem(ctx context.Context, tx *sql.Tx, it board.MovedItem, now time.Time) (board.PutOutcome, error) {
+func putItem(ctx context.Context, tx *sql.Tx, it board.TransferredItem, now time.Time) (board.PutOutcome, error) {
 	switch {
 	case it.Ticket != nil:
 		return putTicket(ctx, tx, *it.Ticket)

@@ -1,6 +1,6 @@
 package board
 
-// Moving connected agents (export --with-people): the grants a person
+// Transferring connected agents (export --with-people): the grants a person
 // approved, their live tokens (hashes only) and the clients the grants
 // name, so that an agent keeps working against the new store with the
 // tokens it holds. Authorization codes stay: they live minutes.

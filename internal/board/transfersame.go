@@ -46,7 +46,7 @@ func SameRecord(a, b ledger.Record) bool {
 
 // SameWorkspace reports whether a stored workspace is the moved one's
 // settings; its counter may have moved on since.
-func SameWorkspace(a, b MovedWorkspace) bool {
+func SameWorkspace(a, b TransferredWorkspace) bool {
 	return a.Slug == b.Slug && a.Name == b.Name && a.AIPolicy == b.AIPolicy
 }
 

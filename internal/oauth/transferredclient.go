@@ -9,7 +9,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// CheckMovedClient holds a client that arrives in a board file to the
+// CheckTransferredClient holds a client that arrives in a board file to the
 // rules this server applies when it makes one itself: the redirect URIs
 // registration and metadata documents accept (https, or http on
 // loopback; at most ten), a metadata document's id the URL a fetch would
@@ -17,7 +17,7 @@ import (
 // at now — a registered client's unused lifetime, a document's longest
 // cache — so that a file cannot plant a client that is never fetched or
 // checked again.
-func CheckMovedClient(c board.OAuthClient, now time.Time) error {
+func CheckTransferredClient(c board.OAuthClient, now time.Time) error {
 	if len(c.RedirectURIs) == 0 || len(c.RedirectURIs) > maxRedirectURIs {
 		return fmt.Errorf("client %s has %d redirect URIs; a client has 1 to %d", clip(c.ID), len(c.RedirectURIs), maxRedirectURIs)
 	}

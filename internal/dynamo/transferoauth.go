@@ -11,7 +11,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// Connected agents in a move (boardfile.OAuthMoveSource, boardfile.OAuthMoveTarget).
+// Connected agents in a move (boardfile.OAuthTransferSource, boardfile.OAuthTransferTarget).
 // Grants are one partition, read by Query page by page. Tokens are keyed
 // by their hash alone (a call with a token reads it and its grant in one
 // BatchGetItem, built from the token), so no key lists a grant's tokens;
@@ -20,9 +20,9 @@ import (
 // it finds the tokens of grants made before moves carried grants, and
 // leaves the requests of the token check path as they were.
 
-// ExportOAuthGrants streams the grants unrevoked and unexpired at now (a
+// TransferOAuthGrants streams the grants unrevoked and unexpired at now (a
 // Query of the grants' partition).
-func (s *Store) ExportOAuthGrants(ctx context.Context, now time.Time, fn func(board.OAuthGrant) error) error {
+func (s *Store) TransferOAuthGrants(ctx context.Context, now time.Time, fn func(board.OAuthGrant) error) error {
 	return s.eachPage(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
@@ -44,9 +44,9 @@ func (s *Store) ExportOAuthGrants(ctx context.Context, now time.Time, fn func(bo
 	})
 }
 
-// ExportOAuthTokens streams the tokens unexpired at now (a Scan of the
+// TransferOAuthTokens streams the tokens unexpired at now (a Scan of the
 // token items).
-func (s *Store) ExportOAuthTokens(ctx context.Context, now time.Time, fn func(board.OAuthToken) error) error {
+func (s *Store) TransferOAuthTokens(ctx context.Context, now time.Time, fn func(board.OAuthToken) error) error {
 	return s.eachPage(ctx, nil, &dynamodb.ScanInput{
 		TableName:                 aws.String(s.table),
 		FilterExpression:          aws.String("#type = :token AND #exp > :now"),

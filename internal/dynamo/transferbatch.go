@@ -18,7 +18,7 @@ import (
 // parent missing), that transaction writes nothing and its items are put
 // one by one, which tells each outcome. A first import then costs about
 // one request per 30 items instead of one or two per item.
-func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.Time, stopAtCollision bool) ([]board.PutOutcome, error) {
+func (s *Store) PutBatch(ctx context.Context, items []board.TransferredItem, now time.Time, stopAtCollision bool) ([]board.PutOutcome, error) {
 	var outs []board.PutOutcome
 	for start := 0; start < len(items); {
 		n, tx, err := s.batchTx(ctx, items[start:], now)
@@ -59,7 +59,7 @@ func (s *Store) PutBatch(ctx context.Context, items []board.MovedItem, now time.
 	return outs, nil
 }
 
-func (s *Store) putMoved(ctx context.Context, it board.MovedItem, now time.Time) (board.PutOutcome, error) {
+func (s *Store) putMoved(ctx context.Context, it board.TransferredItem, now time.Time) (board.PutOutcome, error) {
 	switch {
 	case it.Ticket != nil:
 		return s.PutTicket(ctx, *it.Ticket)
@@ -76,7 +76,7 @@ func (s *Store) putMoved(ctx context.Context, it board.MovedItem, now time.Time)
 // batchTx lays out the transaction for the longest prefix of items that
 // fits in one (100 items, under 4 MB) and returns how many it holds.
 // Tickets' workspace counters are raised first, as PutTicket does.
-func (s *Store) batchTx(ctx context.Context, items []board.MovedItem, now time.Time) (int, []types.TransactWriteItem, error) {
+func (s *Store) batchTx(ctx context.Context, items []board.TransferredItem, now time.Time) (int, []types.TransactWriteItem, error) {
 	var puts []types.TransactWriteItem
 	parents := map[string]map[string]types.AttributeValue{} // parent key -> key
 	counts := map[string]map[board.Status]int64{}           // workspace -> status -> tickets
@@ -141,7 +141,7 @@ func (s *Store) batchTx(ctx context.Context, items []board.MovedItem, now time.T
 
 // movedWrites are the writes of one moved item, the parent that must
 // exist (nil: none) and their size.
-func (s *Store) movedWrites(it board.MovedItem, now time.Time) ([]types.TransactWriteItem, map[string]types.AttributeValue, int, error) {
+func (s *Store) movedWrites(it board.TransferredItem, now time.Time) ([]types.TransactWriteItem, map[string]types.AttributeValue, int, error) {
 	switch {
 	case it.Ticket != nil:
 		if err := board.ValidateTicketNumber(it.Ticket.Number); err != nil {

@@ -11,21 +11,21 @@ import (
 // enters a store that it would not have made.
 
 var (
-	movedHash     = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	movedGrantID  = regexp.MustCompile(`^[0-9a-f]{16}$`)
-	movedClientID = regexp.MustCompile(`^tlc_[0-9a-f]{32}$`)
+	transferredHash     = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	transferredGrantID  = regexp.MustCompile(`^[0-9a-f]{16}$`)
+	transferredClientID = regexp.MustCompile(`^tlc_[0-9a-f]{32}$`)
 )
 
-// maxMovedURI bounds a client's URIs as registration does.
-const maxMovedURI = 2000
+// maxTransferredURI bounds a client's URIs as registration does.
+const maxTransferredURI = 2000
 
-// ValidateMovedOAuthClient checks a moved client: a registered one's id
+// ValidateTransferredOAuthClient checks a moved client: a registered one's id
 // (tlc_…) or a metadata document's (an https URL), its kind matching, a
 // name and at least one redirect URI.
-func ValidateMovedOAuthClient(c OAuthClient) error {
+func ValidateTransferredOAuthClient(c OAuthClient) error {
 	switch c.Kind {
 	case OAuthClientRegistered:
-		if !movedClientID.MatchString(c.ID) {
+		if !transferredClientID.MatchString(c.ID) {
 			return invalid("client id %q is not one this server registers (tlc_ and 32 hex digits)", clip(c.ID))
 		}
 	case OAuthClientMetadataDocument:
@@ -42,8 +42,8 @@ func ValidateMovedOAuthClient(c OAuthClient) error {
 		return invalid("client %s has no redirect URI", clip(c.ID))
 	}
 	for _, u := range append([]string{c.URI}, c.RedirectURIs...) {
-		if len(u) > maxMovedURI {
-			return invalid("client %s has a URI longer than %d characters", clip(c.ID), maxMovedURI)
+		if len(u) > maxTransferredURI {
+			return invalid("client %s has a URI longer than %d characters", clip(c.ID), maxTransferredURI)
 		}
 	}
 	if c.CreatedAt.IsZero() {
@@ -52,13 +52,13 @@ func ValidateMovedOAuthClient(c OAuthClient) error {
 	return nil
 }
 
-// ValidateMovedOAuthGrant checks a moved grant: its id, client, person
+// ValidateTransferredOAuthGrant checks a moved grant: its id, client, person
 // and agent, and an expiry after its creation.
-func ValidateMovedOAuthGrant(g OAuthGrant) error {
-	if !movedGrantID.MatchString(g.ID) {
+func ValidateTransferredOAuthGrant(g OAuthGrant) error {
+	if !transferredGrantID.MatchString(g.ID) {
 		return invalid("grant id %q must be 16 hex digits", clip(g.ID))
 	}
-	if !movedClientID.MatchString(g.ClientID) && !isHTTPSURL(g.ClientID) {
+	if !transferredClientID.MatchString(g.ClientID) && !isHTTPSURL(g.ClientID) {
 		return invalid("grant %s: client id %q is neither a registered client's (tlc_…) nor an https URL", g.ID, clip(g.ClientID))
 	}
 	if err := ValidateClientName(g.ClientName); err != nil {
@@ -73,8 +73,8 @@ func ValidateMovedOAuthGrant(g OAuthGrant) error {
 	if !isHTTPURL(g.Resource) {
 		return invalid("grant %s: resource %q must be the server's URL", g.ID, clip(g.Resource))
 	}
-	if len(g.Scope) > maxMovedURI {
-		return invalid("grant %s: scope is longer than %d characters", g.ID, maxMovedURI)
+	if len(g.Scope) > maxTransferredURI {
+		return invalid("grant %s: scope is longer than %d characters", g.ID, maxTransferredURI)
 	}
 	if g.CreatedAt.IsZero() || !g.ExpiresAt.After(g.CreatedAt) {
 		return invalid("grant %s must expire after it was created", g.ID)
@@ -82,13 +82,13 @@ func ValidateMovedOAuthGrant(g OAuthGrant) error {
 	return nil
 }
 
-// ValidateMovedOAuthToken checks a moved token: a hash (never a token),
+// ValidateTransferredOAuthToken checks a moved token: a hash (never a token),
 // its grant's id, its kind, an expiry after its creation.
-func ValidateMovedOAuthToken(t OAuthToken) error {
-	if !movedHash.MatchString(t.Hash) {
+func ValidateTransferredOAuthToken(t OAuthToken) error {
+	if !transferredHash.MatchString(t.Hash) {
 		return invalid("a token's hash must be 64 hex digits (an export holds hashes, never tokens)")
 	}
-	if !movedGrantID.MatchString(t.GrantID) {
+	if !transferredGrantID.MatchString(t.GrantID) {
 		return invalid("token %s…: grant id %q must be 16 hex digits", t.Hash[:8], clip(t.GrantID))
 	}
 	if t.Kind != OAuthAccess && t.Kind != OAuthRefresh {
@@ -102,11 +102,11 @@ func ValidateMovedOAuthToken(t OAuthToken) error {
 
 func isHTTPSURL(s string) bool {
 	u, err := url.Parse(s)
-	return err == nil && u.Scheme == "https" && u.Host != "" && len(s) <= maxMovedURI
+	return err == nil && u.Scheme == "https" && u.Host != "" && len(s) <= maxTransferredURI
 }
 
 func isHTTPURL(s string) bool {
 	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && len(s) <= maxMovedURI &&
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && len(s) <= maxTransferredURI &&
 		!strings.ContainsAny(s, " \n")
 }

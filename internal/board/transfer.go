@@ -2,16 +2,18 @@ package board
 
 import "github.com/ticket-ledger/ticket-ledger/internal/ledger"
 
-// Moving a board between stores (ticket-ledger export and import-board)
-// reads one store's board item by item and puts each item, exactly as it
-// was, into another store of either kind. The stores' part in it (the
-// interfaces they implement), the file format and the order of items are
-// internal/boardfile's; the items as they move are the domain's, here.
+// A transfer moves a board between stores (ticket-ledger export and
+// import-board): it reads one store's board item by item and puts each
+// item, exactly as it was, into another store of either kind. The word is
+// "transfer" in the code, so that "move" keeps meaning move_ticket and
+// "import" the import_tickets task. The stores' part in it (the interfaces
+// they implement), the file format and the order of items are
+// internal/boardfile's; the items as they travel are the domain's, here.
 
-// MovedWorkspace is a workspace as it moves: its settings and its
-// ticket counter. Counts are not moved: the target keeps its own from the
-// tickets it is given.
-type MovedWorkspace struct {
+// TransferredWorkspace is a workspace as a transfer carries it: its
+// settings and its ticket counter. Counts are not carried: the target keeps
+// its own from the tickets it is given.
+type TransferredWorkspace struct {
 	Slug     string   `json:"slug"`
 	Name     string   `json:"name"`
 	AIPolicy AIPolicy `json:"ai_policy"`
@@ -19,7 +21,7 @@ type MovedWorkspace struct {
 	Next int64 `json:"next_number"`
 }
 
-// PutOutcome is what putting one moved item did.
+// PutOutcome is what putting one transferred item did.
 type PutOutcome int
 
 const (
@@ -33,8 +35,8 @@ const (
 	Collision
 )
 
-// MovedItem is one item of a batch: exactly one field is set.
-type MovedItem struct {
+// TransferredItem is one item of a batch: exactly one field is set.
+type TransferredItem struct {
 	Ticket  *Ticket
 	Note    *Note
 	Event   *Event

@@ -26,14 +26,14 @@ const maxTicketTextRunes = MaxTitle + MaxBody + MaxLinks*(MaxLinkRef+MaxLinkTitl
 // link kinds and the keys.
 const maxTicketJSON = maxTicketTextRunes*maxEscapedRune + MaxTags*(32+3) + 8<<10
 
-// MaxMovedJSON bounds a request record's arguments and its result, each:
+// MaxTransferredJSON bounds a request record's arguments and its result, each:
 // the largest of them is a create's or an update's, which carries a whole
 // ticket, and whose result adds the similar tickets (titles and URLs).
 // Notes (MaxNoteBody) and moves (MaxReason) carry less.
-const MaxMovedJSON = maxTicketJSON + MaxSimilar*(MaxTitle*maxEscapedRune+4<<10)
+const MaxTransferredJSON = maxTicketJSON + MaxSimilar*(MaxTitle*maxEscapedRune+4<<10)
 
-// MaxMovedLine is the longest line of a board file an import reads: the
-// largest item (a request record: its arguments and result at MaxMovedJSON
+// MaxTransferLine is the longest line of a board file an import reads: the
+// largest item (a request record: its arguments and result at MaxTransferredJSON
 // each, the rest of the record well under 1 KiB), plus a margin of 64 KiB.
 // About 0.9 MB; a line longer than that is no item the service wrote.
-const MaxMovedLine = 2*MaxMovedJSON + 64<<10
+const MaxTransferLine = 2*MaxTransferredJSON + 64<<10

@@ -18,7 +18,7 @@ import (
 // grant goes in only for a person the file wrote or matches (people.go),
 // a token only for a grant the file put or found as it has it.
 
-func (im *importer) putAgent(l *line) error {
+func (im *loader) putAgent(l *line) error {
 	switch l.Kind {
 	case KindOAuthClient:
 		if l.OAuthClient == nil {
@@ -38,11 +38,11 @@ func (im *importer) putAgent(l *line) error {
 	}
 }
 
-func (im *importer) putClient(c board.OAuthClient) error {
-	if err := board.ValidateMovedOAuthClient(c); err != nil {
+func (im *loader) putClient(c board.OAuthClient) error {
+	if err := board.ValidateTransferredOAuthClient(c); err != nil {
 		return err
 	}
-	if err := oauth.CheckMovedClient(c, im.opts.Now); err != nil {
+	if err := oauth.CheckTransferredClient(c, im.opts.Now); err != nil {
 		return err
 	}
 	if !c.ExpiresAt.IsZero() && !c.ExpiresAt.After(im.opts.Now) {
@@ -66,8 +66,8 @@ func (im *importer) putClient(c board.OAuthClient) error {
 	return im.count(KindOAuthClient, c.ID, outcomeOf(same), im.lines.n)
 }
 
-func (im *importer) putGrant(g board.OAuthGrant) error {
-	if err := board.ValidateMovedOAuthGrant(g); err != nil {
+func (im *loader) putGrant(g board.OAuthGrant) error {
+	if err := board.ValidateTransferredOAuthGrant(g); err != nil {
 		return err
 	}
 	if !g.ExpiresAt.After(im.opts.Now) {
@@ -103,8 +103,8 @@ func (im *importer) putGrant(g board.OAuthGrant) error {
 	return im.count(KindOAuthGrant, g.ID, out, im.lines.n)
 }
 
-func (im *importer) putOAuthToken(t board.OAuthToken) error {
-	if err := board.ValidateMovedOAuthToken(t); err != nil {
+func (im *loader) putOAuthToken(t board.OAuthToken) error {
+	if err := board.ValidateTransferredOAuthToken(t); err != nil {
 		return err
 	}
 	if im.grantsOut[t.GrantID] || !t.ExpiresAt.After(im.opts.Now) {

@@ -53,7 +53,7 @@ var absent = map[string]string{"#pk": attrPK}
 // PutWorkspace puts a workspace with its counter and no counts, if absent
 // or never used (counter at 1, no counts: a fresh table's seeded
 // workspace).
-func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board.PutOutcome, error) {
+func (s *Store) PutWorkspace(ctx context.Context, w board.TransferredWorkspace) (board.PutOutcome, error) {
 	// Both stores keep the same range of numbers, so a board moves back.
 	if err := board.ValidateNextNumber(w.Next); err != nil {
 		return 0, err
@@ -85,7 +85,7 @@ func (s *Store) PutWorkspace(ctx context.Context, w board.MovedWorkspace) (board
 		return 0, err
 	}
 	have := decodeWorkspace(old)
-	if !board.SameWorkspace(board.MovedWorkspace{Slug: have.Workspace.Slug, Name: have.Workspace.Name, AIPolicy: have.Workspace.AIPolicy}, w) {
+	if !board.SameWorkspace(board.TransferredWorkspace{Slug: have.Workspace.Slug, Name: have.Workspace.Name, AIPolicy: have.Workspace.AIPolicy}, w) {
 		return board.Collision, nil
 	}
 	if have.Next < w.Next {
