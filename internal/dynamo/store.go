@@ -195,7 +195,7 @@ func (s *Store) batchRead(ctx context.Context, keys []map[string]types.Attribute
 		if projection != "" {
 			ka.ProjectionExpression, ka.ExpressionAttributeNames = aws.String(projection), names
 		}
-		done, err := s.readTurn(ctx)
+		done, err := s.sharedRead(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func (s *Store) batchRead(ctx context.Context, keys []map[string]types.Attribute
 
 // getItem is a strongly consistent read of one item; nil when absent.
 func (s *Store) getItem(ctx context.Context, k map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	done, err := s.readTurn(ctx)
+	done, err := s.sharedRead(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func (s *Store) eachPage(ctx context.Context, q *dynamodb.QueryInput, sc *dynamo
 		return errors.New("dynamo: this build cannot export (built with -tags lambda); run the export with the local build")
 	}
 	for {
-		done, err := s.readTurn(ctx)
+		done, err := s.sharedRead(ctx)
 		if err != nil {
 			return err
 		}

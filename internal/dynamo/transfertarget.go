@@ -113,7 +113,7 @@ func (s *Store) oldItem(ctx context.Context, c *cancellation, i int, k map[strin
 // raiseNext moves a workspace's counter up to next, never down:
 // ErrNotFound when the workspace is missing.
 func (s *Store) raiseNext(ctx context.Context, slug string, next int64) error {
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}

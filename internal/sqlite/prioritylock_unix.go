@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-func openTurnstile(dbPath string) (*turnstile, error) {
+func openPriorityLock(dbPath string) (*priorityLock, error) {
 	path := dbPath + "-turn"
 	if err := createPrivateFile(path); err != nil {
 		return nil, err
@@ -24,11 +24,11 @@ func openTurnstile(dbPath string) (*turnstile, error) {
 		return nil, err
 	}
 	syscall.CloseOnExec(fd)
-	return &turnstile{path: path, fd: fd}, nil
+	return &priorityLock{path: path, fd: fd}, nil
 }
 
 // try takes the lock, shared or exclusive, without waiting.
-func (t *turnstile) try(exclusive bool) bool {
+func (t *priorityLock) try(exclusive bool) bool {
 	how := syscall.LOCK_SH
 	if exclusive {
 		how = syscall.LOCK_EX
@@ -41,9 +41,9 @@ func (t *turnstile) try(exclusive bool) bool {
 	}
 }
 
-func (t *turnstile) unlock() { syscall.Flock(t.fd, syscall.LOCK_UN) }
+func (t *priorityLock) unlock() { syscall.Flock(t.fd, syscall.LOCK_UN) }
 
-func (t *turnstile) close() error {
+func (t *priorityLock) close() error {
 	if t == nil {
 		return nil
 	}

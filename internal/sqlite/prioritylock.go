@@ -9,23 +9,24 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// The turnstile keeps an admin command from being starved by a running
+// The priority lock keeps an admin command from being starved by a running
 // server on the same file. SQLite's busy handler polls: a server whose
 // import commits chunk after chunk leaves the write lock free only for
 // moments between transactions, and a second process sleeping between
 // polls could miss every one of them until the import ended.
 //
-// So writers on the file also meet at a lock file beside it (<db>-turn,
-// flock). A server passes through it, shared and at once, before each of
+// So writers on the file also meet at a lock file beside it (flock; the
+// file is named <db>-turn, a name kept so that servers and commands of
+// different versions still meet at the same file). A server passes through it, shared and at once, before each of
 // its write transactions; an admin command (OpenPriority) holds it
 // exclusively around each of its own. Once the command holds it, the
-// server's next transaction waits at the turnstile while the command's
+// server's next transaction waits at the lock while the command's
 // BEGIN waits out the one transaction in flight (busy_timeout): the
 // command gets in after at most one chunk. Both waits are bounded.
 
 // priorityWait bounds how long an admin command waits to get in (at the
-// turnstile, then for the transaction in flight) before it gives up and
-// says so; serverWait how long a server waits at the turnstile for an
+// lock, then for the transaction in flight) before it gives up and
+// says so; serverWait how long a server waits at the lock for an
 // admin command (which holds it only around its own short writes) before
 // going on regardless.
 var priorityWait = 10 * time.Second // a variable for tests only
@@ -39,15 +40,15 @@ const (
 // store's write lock for longer than it waits. Nothing was written.
 var ErrBusy = errors.New("the store is busy: a running server kept its write lock longer than this command waits; nothing was changed, try again")
 
-// turnstile is the lock file; nil where flock is not available.
-type turnstile struct {
+// priorityLock is the lock file; nil where flock is not available.
+type priorityLock struct {
 	path string
 	fd   int
 }
 
-// pass waits until no admin command holds the turnstile (at most
+// pass waits until no admin command holds the lock (at most
 // serverWait) and goes through.
-func (t *turnstile) pass() {
+func (t *priorityLock) pass() {
 	if t == nil {
 		return
 	}
@@ -61,9 +62,9 @@ func (t *turnstile) pass() {
 	t.unlock()
 }
 
-// hold takes the turnstile exclusively, waiting at most priorityWait, and
+// hold takes the lock exclusively, waiting at most priorityWait, and
 // returns its release.
-func (t *turnstile) hold() (func(), error) {
+func (t *priorityLock) hold() (func(), error) {
 	if t == nil {
 		return func() {}, nil
 	}
@@ -78,13 +79,13 @@ func (t *turnstile) hold() (func(), error) {
 }
 
 // enter is how a write transaction (or the schema's preparation) of this
-// store gets its turn: a server passes through, an admin command holds
-// the turnstile until the returned release.
+// store gets in: a server passes through, an admin command holds the
+// lock until the returned release.
 func (s *Store) enter() (func(), error) {
 	if s.priority {
-		return s.turn.hold()
+		return s.lockFile.hold()
 	}
-	s.turn.pass()
+	s.lockFile.pass()
 	return func() {}, nil
 }
 

@@ -26,7 +26,7 @@ func client(id string) board.OAuthClient {
 // server's committer busy, each batch holding the write lock a while;
 // the admin store opens and writes, and the server commits at most two
 // batches meanwhile (the one in flight, and one that began as the admin
-// took its turn). Without the turnstile, SQLite's polling busy handler
+// took its turn). Without the priority lock, SQLite's polling busy handler
 // found the lock free only by chance between batches.
 func TestAdminCommandIsNotStarvedByServerWrites(t *testing.T) {
 	ctx := context.Background()
