@@ -22,6 +22,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
@@ -37,7 +38,7 @@ import (
 // heldChunk lets chunks through until armed; the next chunk that commits
 // is then held until release.
 type heldChunk struct {
-	board.Store
+	storetest.Store
 	mu        sync.Mutex
 	armed     bool
 	committed chan board.Task
@@ -69,7 +70,7 @@ func (g *heldChunk) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Ta
 
 // serveWithRunner is the server as run() builds it: a local runner takes
 // imports over the inline threshold.
-func serveWithRunner(t *testing.T, store board.Store) string {
+func serveWithRunner(t *testing.T, store storetest.Store) string {
 	t.Helper()
 	ts := httptest.NewServer(nil)
 	t.Cleanup(ts.Close)
@@ -283,7 +284,7 @@ func signedInAs(t *testing.T, base, handle string) string {
 
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-func candidates(t *testing.T, store board.Store) int {
+func candidates(t *testing.T, store storetest.Store) int {
 	t.Helper()
 	w, err := store.GetWorkspace(context.Background(), "inbox")
 	if err != nil {
@@ -293,7 +294,7 @@ func candidates(t *testing.T, store board.Store) int {
 }
 
 // waitTaskEnds polls the stored task until it ends, with a deadline.
-func waitTaskEnds(t *testing.T, store board.Store, id string, limit time.Duration) board.Task {
+func waitTaskEnds(t *testing.T, store storetest.Store, id string, limit time.Duration) board.Task {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {

@@ -17,6 +17,7 @@ import (
 	ledgerauth "github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
@@ -25,7 +26,7 @@ import (
 
 // attackHandlers builds n instances of the server on one store, counting
 // every password check on any of them in checks, with alice as a person.
-func attackHandlers(t *testing.T, store board.Store, n int, checks *atomic.Int32) []http.Handler {
+func attackHandlers(t *testing.T, store storetest.Store, n int, checks *atomic.Int32) []http.Handler {
 	t.Helper()
 	cfg := config{Auth: ledgerauth.ModeRequired, BaseURL: "http://127.0.0.1:8080", Retention: 24 * time.Hour, Store: storeSQLite,
 		passwordChecked: func() { checks.Add(1) }}

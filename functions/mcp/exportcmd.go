@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
 )
 
@@ -47,7 +46,7 @@ func (c command) runExport(ctx context.Context) int {
 			return c.moveUsage("unexpected argument %q for export", a)
 		}
 	}
-	store, closeStore, err := c.openMoveStore(ctx)
+	store, closeStore, err := c.openTransferStore(ctx)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -68,7 +67,7 @@ func (c command) runExport(ctx context.Context) int {
 // runImportBoard is `import-board`: reads stdin; collisions kept and the
 // summary go to stderr.
 func (c command) runImportBoard(ctx context.Context) int {
-	opts := boardfile.ImportOptions{Now: time.Now(), Collisions: c.stderr}
+	opts := boardfile.LoadOptions{Now: time.Now(), Collisions: c.stderr}
 	for _, a := range c.args[1:] {
 		switch {
 		case strings.HasPrefix(a, "--merge="):
@@ -83,7 +82,7 @@ func (c command) runImportBoard(ctx context.Context) int {
 			return c.moveUsage("unexpected argument %q for import-board", a)
 		}
 	}
-	store, closeStore, err := c.openMoveStore(ctx)
+	store, closeStore, err := c.openTransferStore(ctx)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -93,7 +92,7 @@ func (c command) runImportBoard(ctx context.Context) int {
 		return c.fail(errors.New("this store cannot import a board"))
 	}
 	start := time.Now()
-	res, err := boardfile.Import(ctx, dst, c.stdin, opts)
+	res, err := boardfile.Load(ctx, dst, c.stdin, opts)
 	summary := fmt.Sprintf("written %s; already there %s; kept the target's %s; skipped %s; %d lines in %s",
 		countsLine(res.Written), countsLine(res.AlreadyThere), countsLine(res.Kept), countsLine(res.Skipped),
 		res.Lines, time.Since(start).Round(time.Millisecond))
@@ -108,9 +107,9 @@ func (c command) runImportBoard(ctx context.Context) int {
 	return exitOK
 }
 
-// openMoveStore opens the store the environment names, as the other admin
+// openTransferStore opens the store the environment names, as the other admin
 // commands do.
-func (c command) openMoveStore(ctx context.Context) (board.Store, func(), error) {
+func (c command) openTransferStore(ctx context.Context) (openedStore, func(), error) {
 	cfg, err := loadConfig(c.getenv)
 	if err != nil {
 		return nil, nil, err

@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/openingstore"
 )
@@ -77,7 +76,7 @@ func lambdaGetenv(getenv func(string) string) func(string) string {
 // same http.Handler the local server uses.
 type lambdaFunction struct {
 	cfg   config
-	store board.Store
+	store servedStore
 	log   *slog.Logger
 
 	once    sync.Once
@@ -113,7 +112,7 @@ func newLambdaFunction(ctx context.Context, getenv func(string) string, log *slo
 	}
 	cfg.metricsOut = metricsWriter(getenv, lambdaStdout)
 	cfg.lambda = true
-	store := openingstore.InBackgroundEarly(ctx, func(ctx context.Context, early func(board.Store)) (board.Store, error) {
+	store := openingstore.InBackgroundEarly(ctx, func(ctx context.Context, early func(servedStore)) (servedStore, error) {
 		return openStore(ctx, cfg, log, early)
 	}, log)
 	fn := &lambdaFunction{cfg: cfg, store: store, log: log}

@@ -32,6 +32,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
@@ -49,7 +50,7 @@ const e2ePassword = "correct horse battery staple"
 
 // e2eServers serves two instances of one deployment (one issuer) on store
 // in required mode, with alice as a person, and returns their URLs.
-func e2eServers(t *testing.T, store board.Store, docs oauth.FetchConfig) (string, string) {
+func e2eServers(t *testing.T, store storetest.Store, docs oauth.FetchConfig) (string, string) {
 	t.Helper()
 	first, second := httptest.NewServer(nil), httptest.NewServer(nil)
 	t.Cleanup(first.Close)
@@ -278,15 +279,17 @@ func e2eCall[T any](t *testing.T, cs *mcp.ClientSession, tool string, args map[s
 
 // e2eStore is a fresh store on backend (internal/testbackends: moto is
 // skipped with the reason, or fails under make test).
-func e2eStore(t *testing.T, backend string) board.Store { return testbackends.Open(t, backend).Store }
+func e2eStore(t *testing.T, backend string) storetest.Store {
+	return testbackends.Open(t, backend).Store
+}
 
-func eachE2EStore(t *testing.T, fn func(t *testing.T, store board.Store)) {
+func eachE2EStore(t *testing.T, fn func(t *testing.T, store storetest.Store)) {
 	testbackends.Each(t, func(t *testing.T, backend string) { fn(t, e2eStore(t, backend)) })
 }
 
 // Dynamic client registration, the way Claude Code and claude.ai connect.
 func TestOAuthEndToEndDynamicRegistration(t *testing.T) {
-	eachE2EStore(t, func(t *testing.T, store board.Store) {
+	eachE2EStore(t, func(t *testing.T, store storetest.Store) {
 		first, second := e2eServers(t, store, oauth.FetchConfig{})
 		rec := &recorder{}
 		alice := newPerson(t, "claude")
@@ -386,7 +389,7 @@ func revokeOnBoard(t *testing.T, p *person, base, client string) {
 // loopback address the fetch may reach); the person keeps the agent name
 // the page suggests. The client revokes its own grant (RFC 7009).
 func TestOAuthEndToEndMetadataDocument(t *testing.T) {
-	eachE2EStore(t, func(t *testing.T, store board.Store) {
+	eachE2EStore(t, func(t *testing.T, store storetest.Store) {
 		var docURL string
 		var fetches atomic.Int32
 		docs := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

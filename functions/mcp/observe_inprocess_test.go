@@ -21,10 +21,11 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/obs"
 	"github.com/ticket-ledger/ticket-ledger/internal/obs/obstest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // failingCreates is a store whose creates fail as a broken disk would.
-type failingCreates struct{ board.Store }
+type failingCreates struct{ storetest.Store }
 
 func (failingCreates) CreateTicket(context.Context, board.CreateTx) (ledger.Record, error) {
 	return ledger.Record{}, errors.New("disk I/O error: sector 7 unreadable")

@@ -35,7 +35,7 @@ type app struct {
 // newHandler wires the service and the routes, without a task runner:
 // imports then run inside the call (tests, and Lambda without a state
 // machine).
-func newHandler(cfg config, store board.Store, log *slog.Logger, opts mcpserver.HandlerOptions) (*app, error) {
+func newHandler(cfg config, store servedStore, log *slog.Logger, opts mcpserver.HandlerOptions) (*app, error) {
 	svc, err := newService(cfg, store, log)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func newService(cfg config, store board.Store, log *slog.Logger) (*board.Service
 
 // routes mounts the MCP server (built on first use), REST, the board (in
 // the builds that have it: board.go) and the health check.
-func routes(cfg config, store board.Store, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) *app {
+func routes(cfg config, store servedStore, svc *board.Service, log *slog.Logger, opts mcpserver.HandlerOptions) *app {
 	// The SDK logs every stateless connection at info, which would double
 	// the request lines: it logs at warn and above (debug when asked), under
 	// its own group.

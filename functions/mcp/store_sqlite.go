@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 )
 
@@ -22,7 +21,7 @@ const sweepEvery = 10 * time.Minute
 // An admin command's store (adminCommand) gets in between a running
 // server's writes (sqlite.Options.Priority) and sweeps nothing: the
 // server does that.
-func openSQLite(ctx context.Context, dir string, log *slog.Logger, adminCommand bool) (board.Store, error) {
+func openSQLite(ctx context.Context, dir string, log *slog.Logger, adminCommand bool) (openedStore, error) {
 	s, err := sqlite.OpenDirWith(ctx, dir, sqlite.Options{Priority: adminCommand})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	miniserver "github.com/truora/minidyn/server"
 )
@@ -26,7 +27,7 @@ import (
 // through a proxy on 127.0.0.1.
 const teamPublic = "https://board.example.com"
 
-func teamHandler(t *testing.T) (http.Handler, board.Store) {
+func teamHandler(t *testing.T) (http.Handler, storetest.Store) {
 	t.Helper()
 	cfg := config{Auth: ledgerauth.ModeRequired, BaseURL: teamPublic, BaseURLSet: true, Retention: 24 * time.Hour, Store: storeSQLite,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}

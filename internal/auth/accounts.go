@@ -2,8 +2,9 @@
 // credentials: password hashing (argon2id), sign-in with a rate limit per
 // handle, sessions, invitations, and the one Resolver every surface asks
 // who is calling. API tokens and OAuth grants plug into the same Resolver
-// as bearer verifiers. Storage is board.PeopleStore and board.TokenStore,
-// parts of board.Store.
+// as bearer verifiers. The package owns the contract of what it keeps
+// (Store: PeopleStore, TokenStore, CredentialStore), which every backend
+// implements beside board.Store.
 package auth
 
 import (
@@ -32,11 +33,12 @@ const (
 var Operator = board.Principal{Author: "operator", Role: board.RoleAdmin}
 
 // Store is what Accounts keeps: people, their sessions and invitations,
-// and their API tokens (every board.Store is one).
+// and their API tokens. Every backend implements it and runs the storetest
+// suite.
 type Store interface {
-	board.PeopleStore
-	board.TokenStore
-	board.CredentialStore
+	PeopleStore
+	TokenStore
+	CredentialStore
 }
 
 // Config configures Accounts.

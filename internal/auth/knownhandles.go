@@ -18,7 +18,7 @@ const maxKnownHandles = 10000
 // is safe to keep for the life of an instance; everything that does change
 // (revoked, expired, disabled, password reset) is read on every call. With
 // the handle known, the credential and its person are one read
-// (board.CredentialStore) instead of two in a row.
+// (CredentialStore) instead of two in a row.
 type knownHandles struct {
 	mu sync.Mutex
 	m  map[string]string

@@ -28,6 +28,19 @@ type Credential struct {
 	Handle string         `json:"handle,omitempty"` // the person it belongs to
 }
 
+// CredentialStanding is what the Service reads to tell whether the
+// credential a task was started with still stands: the token or grant and
+// its person, as they are now (revoked ones included). The same reads are
+// part of internal/auth's and internal/oauth's stores, which keep them.
+type CredentialStanding interface {
+	// GetToken returns an API token, revoked ones included, or ErrNotFound.
+	GetToken(ctx context.Context, id string) (APIToken, error)
+	// GetOAuthGrant returns a grant, revoked ones included, or ErrNotFound.
+	GetOAuthGrant(ctx context.Context, id string) (OAuthGrant, error)
+	// GetPerson returns a person, or ErrNotFound.
+	GetPerson(ctx context.Context, handle string) (Person, error)
+}
+
 // credentialGone is why a task stopped when its credential no longer holds.
 const credentialGone = "the credential that started it was revoked (API token revoked, app disconnected, person disabled or password reset)"
 

@@ -1,6 +1,9 @@
 package board
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // The authorization server's records (docs/oauth.md). Secrets (codes,
 // access and refresh tokens) are never stored: each is kept under the
@@ -140,3 +143,7 @@ func ValidateClientName(name string) error {
 	}
 	return checkOneLine("client_name", name)
 }
+
+// ErrUsed is returned when a code or refresh token was used already (or,
+// for a refresh, its grant was revoked) by the time a change committed.
+var ErrUsed = errors.New("already used")

@@ -127,3 +127,12 @@ type Invitation struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }
+
+// SignInAttempt is one reserved sign-in attempt: a random id (so a release
+// frees only its own slot), when it was made, and until when the store keeps
+// it.
+type SignInAttempt struct {
+	ID        string
+	At        time.Time
+	KeepUntil time.Time
+}

@@ -9,9 +9,13 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
-// Store is the storage contract. Every backend implements it and runs the
-// storetest suite unchanged. Methods are shaped by use case so a backend can
-// serve each in as few round trips as it can (DynamoDB: reads in one).
+// Store is the storage contract of the use cases (Service): what they read
+// and write, and nothing else. People, sessions and API tokens are
+// internal/auth's contract, the authorization server's records
+// internal/oauth's, and moving a board between stores internal/boardfile's;
+// every backend implements all of them and runs the storetest suite
+// unchanged. Methods are shaped by use case so a backend can serve each in
+// as few round trips as it can (DynamoDB: reads in one).
 //
 // Write methods are atomic: the request record (with the stored result), the
 // ticket or note, the workspace counter and the event commit together or not
@@ -21,20 +25,14 @@ import (
 // take "now" from tx.Request.CreatedAt (the Service's clock), never from the
 // wall clock, when they judge expiry.
 type Store interface {
-	// People, sessions, invitations and sign-in failures (peoplestore.go).
-	PeopleStore
 	// Workspace creation and settings through the ledger (workspacestore.go).
 	WorkspaceWriter
-	// API tokens (tokenstore.go).
-	TokenStore
-	// A credential and its person in one read (credentialstore.go).
-	CredentialStore
+	// Whether a task's credential still stands (credential.go).
+	CredentialStanding
 	// The candidates of similar tickets (similar.go).
 	SimilarStore
 	// TaskStore: durable tasks and staged imports (taskstore.go).
 	TaskStore
-	// The OAuth authorization server's records (oauthstore.go).
-	OAuthStore
 	// The server's own secrets, shared by every process (secretstore.go).
 	SecretStore
 
@@ -96,6 +94,10 @@ type Store interface {
 
 // ErrNotFound is returned by stores for a missing workspace, ticket or record.
 var ErrNotFound = errors.New("not found")
+
+// ErrExists is returned by stores when a person or workspace to be created
+// exists already.
+var ErrExists = errors.New("already exists")
 
 // ErrNotOwner is returned when a fenced ledger operation lost its lease.
 var ErrNotOwner = errors.New("request record is owned by another worker")

@@ -77,7 +77,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dst := open(t, testbackends.SQLite, clock)
 			fresh := len(items(export(t, dst, boardfile.ExportOptions{WithPeople: true})))
-			res, err := boardfile.Import(context.Background(), dst.store, bytes.NewReader(c.file), boardfile.ImportOptions{Now: clock.Now(), WithPeople: true})
+			res, err := boardfile.Load(context.Background(), dst.store, bytes.NewReader(c.file), boardfile.LoadOptions{Now: clock.Now(), WithPeople: true})
 			var le *boardfile.LineError
 			if !errors.As(err, &le) || le.Line != c.line || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("import: %v, want a line %d error with %q", err, c.line, c.want)

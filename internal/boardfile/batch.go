@@ -8,7 +8,7 @@ import (
 )
 
 // batchSize is how many items one batch put holds on a store that takes
-// batches (board.BatchTarget): big enough that syncing the file once per
+// batches (BatchTarget): big enough that syncing the file once per
 // batch costs little per item, small enough that a batch is a short
 // transaction beside a running server's writes.
 const batchSize = 256
@@ -20,7 +20,7 @@ const batchBytes = 2 << 20
 
 // queued is an item read and checked, not yet written.
 type queued struct {
-	item     board.MovedItem
+	item     board.TransferredItem
 	line     int
 	kind, id string
 }
@@ -29,9 +29,9 @@ type queued struct {
 // queue is written when it is full or the next item is of another kind (so
 // a batch never holds a note before its ticket's outcome is known); on
 // others it is put at once.
-func (im *importer) write(kind, id string, item board.MovedItem) error {
+func (im *loader) write(kind, id string, item board.TransferredItem) error {
 	q := queued{item: item, line: im.lines.n, kind: kind, id: id}
-	if _, ok := im.dst.(board.BatchTarget); !ok {
+	if _, ok := im.dst.(BatchTarget); !ok {
 		out, err := im.putOne(item)
 		if err != nil {
 			return im.storeErr(kind+" "+id, err)
@@ -48,7 +48,7 @@ func (im *importer) write(kind, id string, item board.MovedItem) error {
 	return nil
 }
 
-func (im *importer) putOne(item board.MovedItem) (board.PutOutcome, error) {
+func (im *loader) putOne(item board.TransferredItem) (board.PutOutcome, error) {
 	switch {
 	case item.Ticket != nil:
 		return im.dst.PutTicket(im.ctx, *item.Ticket)
@@ -64,14 +64,14 @@ func (im *importer) putOne(item board.MovedItem) (board.PutOutcome, error) {
 
 // flush writes the queue as one batch. Without --merge=skip the batch
 // stops after a clash, so nothing after the clashing line is written.
-func (im *importer) flush() error {
+func (im *loader) flush() error {
 	if len(im.queue) == 0 {
 		return nil
 	}
-	bt := im.dst.(board.BatchTarget)
+	bt := im.dst.(BatchTarget)
 	queue := im.queue
 	im.queue, im.queueBytes = nil, 0
-	items := make([]board.MovedItem, len(queue))
+	items := make([]board.TransferredItem, len(queue))
 	for i, q := range queue {
 		items[i] = q.item
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
@@ -20,7 +21,7 @@ var t0 = time.Date(2026, 11, 30, 9, 0, 0, 123_000_000, time.UTC)
 
 // mover is what both stores are for a move.
 type mover interface {
-	board.Store
+	storetest.Store
 	boardfile.Source
 	boardfile.Target
 }
@@ -128,13 +129,13 @@ func export(t *testing.T, f *fixture, opts boardfile.ExportOptions) []byte {
 	return out.Bytes()
 }
 
-// importInto imports file into f; a file exported with people is imported
+// loadInto imports file into f; a file exported with people is imported
 // with them (--with-people), as a move of the whole board is.
-func importInto(t *testing.T, f *fixture, file []byte, opts boardfile.ImportOptions) boardfile.ImportResult {
+func loadInto(t *testing.T, f *fixture, file []byte, opts boardfile.LoadOptions) boardfile.LoadResult {
 	t.Helper()
 	opts.Now = f.clock.Now()
 	opts.WithPeople = opts.WithPeople || withPeople(file)
-	res, err := boardfile.Import(context.Background(), f.store, bytes.NewReader(file), opts)
+	res, err := boardfile.Load(context.Background(), f.store, bytes.NewReader(file), opts)
 	if err != nil {
 		t.Fatalf("import into %s: %v", f.be.Name, err)
 	}

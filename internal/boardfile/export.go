@@ -16,10 +16,10 @@ import (
 
 // Source is a store an export reads.
 type Source interface {
-	board.BoardSource
+	TransferSource
 	ListPeople(ctx context.Context) ([]board.Person, error)
 	ListTokens(ctx context.Context, handle string) ([]board.APIToken, error)
-	board.OAuthMoveSource
+	OAuthTransferSource
 	GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error)
 }
 
@@ -77,7 +77,7 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (C
 	// Every workspace first, so an import knows them all before any
 	// ticket; their slugs are kept to walk each one's items next.
 	var slugs []string
-	err := src.ExportWorkspaces(ctx, func(ws board.MovedWorkspace) error {
+	err := src.TransferWorkspaces(ctx, func(ws board.TransferredWorkspace) error {
 		if opts.Workspace != "" && ws.Slug != opts.Workspace {
 			return nil
 		}
@@ -95,8 +95,8 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (C
 			return nil, fmt.Errorf("exporting workspace %s: %w", slug, err)
 		}
 	}
-	err = src.ExportRequests(ctx, opts.Now, func(r ledger.Record) error {
-		if !board.MovedTool(r.Tool) || (opts.Workspace != "" && recordWorkspace(r) != opts.Workspace) {
+	err = src.TransferRequests(ctx, opts.Now, func(r ledger.Record) error {
+		if !board.TransferredTool(r.Tool) || (opts.Workspace != "" && recordWorkspace(r) != opts.Workspace) {
 			return nil
 		}
 		return e.write(line{Kind: KindRequest, Request: &r})
@@ -119,17 +119,17 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (C
 }
 
 func exportWorkspace(ctx context.Context, src Source, e *encoder, slug string) error {
-	err := src.ExportTickets(ctx, slug, func(t board.Ticket) error {
-		return e.write(line{Kind: KindTicket, Ticket: &movedTicket{Ticket: t, Number: t.Number}})
+	err := src.TransferTickets(ctx, slug, func(t board.Ticket) error {
+		return e.write(line{Kind: KindTicket, Ticket: &transferredTicket{Ticket: t, Number: t.Number}})
 	})
 	if err != nil {
 		return err
 	}
-	err = src.ExportNotes(ctx, slug, func(n board.Note) error { return e.write(line{Kind: KindNote, Note: &n}) })
+	err = src.TransferNotes(ctx, slug, func(n board.Note) error { return e.write(line{Kind: KindNote, Note: &n}) })
 	if err != nil {
 		return err
 	}
-	return src.ExportEvents(ctx, slug, func(ev board.Event) error { return e.write(line{Kind: KindEvent, Event: &ev}) })
+	return src.TransferEvents(ctx, slug, func(ev board.Event) error { return e.write(line{Kind: KindEvent, Event: &ev}) })
 }
 
 func exportPeople(ctx context.Context, src Source, e *encoder) error {

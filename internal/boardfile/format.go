@@ -1,5 +1,5 @@
-// Package boardfile moves a board between stores as a stream of JSON
-// lines: Export writes one store's board, Import puts it into another
+// Package boardfile transfers a board between stores as a stream of JSON
+// lines: Export writes one store's board, Load puts it into another
 // (docs/operations.md, "Moving a board"). Line 1 is a header naming the
 // format and its version; then one item per line, each with its kind,
 // parents before children (every workspace first, then each workspace's
@@ -7,7 +7,9 @@
 // and, when asked for, people, their API tokens and their connected
 // agents: OAuth clients and grants, then the grants' tokens); the last line
 // is "end" with the count of each kind, so a truncated file is told from a
-// whole one.
+// whole one. The package also owns the stores' part in a move: the
+// contracts a store implements to be read and written item by item
+// (transferstores.go).
 //
 // The version changes only when a reader of the previous version would
 // misread a file: new kinds and new optional fields keep it, since a reader
@@ -31,9 +33,9 @@ const Version = 1
 // MaxLine bounds one line: the largest item the service can write (a
 // request record whose arguments and result each carry a ticket with every
 // field at its limit, every character escaped) plus a margin
-// (board.MaxMovedLine says how it is counted). An import holds at most one
+// (board.MaxTransferLine says how it is counted). An import holds at most one
 // such line, and refuses a longer one as soon as it has read past the bound.
-const MaxLine = board.MaxMovedLine
+const MaxLine = board.MaxTransferLine
 
 // Kinds of lines.
 const (
@@ -73,31 +75,31 @@ type Header struct {
 
 // line is every other line: its kind and the item under the kind's name.
 type line struct {
-	Kind        string                `json:"kind"`
-	Workspace   *board.MovedWorkspace `json:"workspace,omitempty"`
-	Ticket      *movedTicket          `json:"ticket,omitempty"`
-	Note        *board.Note           `json:"note,omitempty"`
-	Event       *board.Event          `json:"event,omitempty"`
-	Request     *ledger.Record        `json:"request,omitempty"`
-	Person      *movedPerson          `json:"person,omitempty"`
-	Token       *movedToken           `json:"token,omitempty"`
-	OAuthClient *movedClient          `json:"oauth_client,omitempty"`
-	OAuthGrant  *movedGrant           `json:"oauth_grant,omitempty"`
-	OAuthToken  *movedOAuthToken      `json:"oauth_token,omitempty"`
-	Counts      map[string]int        `json:"counts,omitempty"`
+	Kind        string                      `json:"kind"`
+	Workspace   *board.TransferredWorkspace `json:"workspace,omitempty"`
+	Ticket      *transferredTicket          `json:"ticket,omitempty"`
+	Note        *board.Note                 `json:"note,omitempty"`
+	Event       *board.Event                `json:"event,omitempty"`
+	Request     *ledger.Record              `json:"request,omitempty"`
+	Person      *transferredPerson          `json:"person,omitempty"`
+	Token       *transferredToken           `json:"token,omitempty"`
+	OAuthClient *transferredClient          `json:"oauth_client,omitempty"`
+	OAuthGrant  *transferredGrant           `json:"oauth_grant,omitempty"`
+	OAuthToken  *transferredOAuthToken      `json:"oauth_token,omitempty"`
+	Counts      map[string]int              `json:"counts,omitempty"`
 }
 
-// movedTicket is a ticket with its number, which the ticket's own JSON
+// transferredTicket is a ticket with its number, which the ticket's own JSON
 // form leaves out (it is in the id).
-type movedTicket struct {
+type transferredTicket struct {
 	board.Ticket
 	Number int64 `json:"number"`
 }
 
-// movedPerson is a person with the fields their JSON form keeps out of
+// transferredPerson is a person with the fields their JSON form keeps out of
 // answers: the password's hash (never the password) and the moment
 // before which their sessions are void.
-type movedPerson struct {
+type transferredPerson struct {
 	Handle               string     `json:"handle"`
 	Name                 string     `json:"name"`
 	Role                 board.Role `json:"role"`
@@ -107,18 +109,18 @@ type movedPerson struct {
 	CredentialsNotBefore time.Time  `json:"credentials_not_before,omitzero"`
 }
 
-func personOf(p board.Person) *movedPerson {
-	return &movedPerson{Handle: p.Handle, Name: p.Name, Role: p.Role, PasswordHash: p.PasswordHash,
+func personOf(p board.Person) *transferredPerson {
+	return &transferredPerson{Handle: p.Handle, Name: p.Name, Role: p.Role, PasswordHash: p.PasswordHash,
 		Disabled: p.Disabled, CreatedAt: p.CreatedAt, CredentialsNotBefore: p.CredentialsNotBefore}
 }
 
-func (m movedPerson) person() board.Person {
+func (m transferredPerson) person() board.Person {
 	return board.Person{Handle: m.Handle, Name: m.Name, Role: m.Role, PasswordHash: m.PasswordHash,
 		Disabled: m.Disabled, CreatedAt: m.CreatedAt, CredentialsNotBefore: m.CredentialsNotBefore}
 }
 
-// movedToken is an API token: its hash, never the secret.
-type movedToken struct {
+// transferredToken is an API token: its hash, never the secret.
+type transferredToken struct {
 	ID         string     `json:"id"`
 	Hash       string     `json:"hash"`
 	Handle     string     `json:"handle"`
@@ -130,12 +132,12 @@ type movedToken struct {
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 }
 
-func tokenOf(t board.APIToken) *movedToken {
-	return &movedToken{ID: t.ID, Hash: t.Hash, Handle: t.Handle, Agent: t.Agent, Label: t.Label,
+func tokenOf(t board.APIToken) *transferredToken {
+	return &transferredToken{ID: t.ID, Hash: t.Hash, Handle: t.Handle, Agent: t.Agent, Label: t.Label,
 		CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 }
 
-func (m movedToken) token() board.APIToken {
+func (m transferredToken) token() board.APIToken {
 	return board.APIToken{ID: m.ID, Hash: m.Hash, Handle: m.Handle, Agent: m.Agent, Label: m.Label,
 		CreatedBy: m.CreatedBy, CreatedAt: m.CreatedAt, LastUsedAt: m.LastUsedAt, RevokedAt: m.RevokedAt}
 }

@@ -145,7 +145,7 @@ func TestHostileFileIsRefusedWithBoundedMemory(t *testing.T) {
 				file := c.file()
 				var err error
 				peak := peakHeap(func() {
-					_, err = boardfile.Import(context.Background(), dst.store, file, boardfile.ImportOptions{Now: clock.Now()})
+					_, err = boardfile.Load(context.Background(), dst.store, file, boardfile.LoadOptions{Now: clock.Now()})
 				})
 				var le *boardfile.LineError
 				if !errors.As(err, &le) || le.Line != c.line || !strings.Contains(err.Error(), c.want) {
@@ -163,12 +163,12 @@ func TestHostileFileIsRefusedWithBoundedMemory(t *testing.T) {
 	}
 }
 
-// TestLargeFileImportsWithBoundedMemory: a file of valid items near their
+// TestLargeFileLoadsWithBoundedMemory: a file of valid items near their
 // size limit (move reasons of MaxReason characters JSON writes in 6
 // bytes) is imported in batches bounded by bytes, so what the import holds
 // does not grow with the file. 8 MB here (four batches); LEDGER_TEST_HOSTILE_MB sets
 // another size (docs/benchmarks.md has the 300 MB figure).
-func TestLargeFileImportsWithBoundedMemory(t *testing.T) {
+func TestLargeFileLoadsWithBoundedMemory(t *testing.T) {
 	size := int64(8 << 20)
 	if testing.Short() {
 		size = 4 << 20
@@ -186,11 +186,11 @@ func TestLargeFileImportsWithBoundedMemory(t *testing.T) {
 	file := &numberedFile{head: []byte(head), unit: unit.Bytes(), size: size}
 	clock := testbackends.NewClock(t0)
 	dst := open(t, testbackends.SQLite, clock)
-	var res boardfile.ImportResult
+	var res boardfile.LoadResult
 	var err error
 	start := time.Now()
 	peak := peakHeap(func() {
-		res, err = boardfile.Import(context.Background(), dst.store, file, boardfile.ImportOptions{Now: clock.Now()})
+		res, err = boardfile.Load(context.Background(), dst.store, file, boardfile.LoadOptions{Now: clock.Now()})
 	})
 	if err != nil {
 		t.Fatalf("import: %.300v", err)

@@ -22,7 +22,7 @@ import (
 func exportAgents(ctx context.Context, src Source, e *encoder, now time.Time) error {
 	grants := map[string]bool{}
 	clients := map[string]bool{} // written, or known to be left out
-	err := src.ExportOAuthGrants(ctx, now, func(g board.OAuthGrant) error {
+	err := src.TransferOAuthGrants(ctx, now, func(g board.OAuthGrant) error {
 		if !clients[g.ClientID] {
 			c, err := src.GetOAuthClient(ctx, g.ClientID, now)
 			switch {
@@ -48,7 +48,7 @@ func exportAgents(ctx context.Context, src Source, e *encoder, now time.Time) er
 	if len(grants) == 0 {
 		return nil
 	}
-	err = src.ExportOAuthTokens(ctx, now, func(t board.OAuthToken) error {
+	err = src.TransferOAuthTokens(ctx, now, func(t board.OAuthToken) error {
 		if !grants[t.GrantID] {
 			return nil
 		}

@@ -9,8 +9,8 @@ import (
 // The lines of connected agents. Tokens are moved as the hashes the
 // stores keep, never as tokens: a file gives no one a credential.
 
-// movedClient is an OAuth client a moved grant names.
-type movedClient struct {
+// transferredClient is an OAuth client a moved grant names.
+type transferredClient struct {
 	ID           string                `json:"id"`
 	Kind         board.OAuthClientKind `json:"kind"`
 	Name         string                `json:"name"`
@@ -20,18 +20,18 @@ type movedClient struct {
 	ExpiresAt    time.Time             `json:"expires_at,omitzero"`
 }
 
-func clientOf(c board.OAuthClient) *movedClient {
-	return &movedClient{ID: c.ID, Kind: c.Kind, Name: c.Name, URI: c.URI, RedirectURIs: c.RedirectURIs,
+func clientOf(c board.OAuthClient) *transferredClient {
+	return &transferredClient{ID: c.ID, Kind: c.Kind, Name: c.Name, URI: c.URI, RedirectURIs: c.RedirectURIs,
 		CreatedAt: c.CreatedAt, ExpiresAt: c.ExpiresAt}
 }
 
-func (m movedClient) client() board.OAuthClient {
+func (m transferredClient) client() board.OAuthClient {
 	return board.OAuthClient{ID: m.ID, Kind: m.Kind, Name: m.Name, URI: m.URI, RedirectURIs: m.RedirectURIs,
 		CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt}
 }
 
-// movedGrant is a person's grant to a client, as an agent.
-type movedGrant struct {
+// transferredGrant is a person's grant to a client, as an agent.
+type transferredGrant struct {
 	ID         string     `json:"id"`
 	ClientID   string     `json:"client_id"`
 	ClientName string     `json:"client_name,omitempty"`
@@ -45,18 +45,18 @@ type movedGrant struct {
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 }
 
-func grantOf(g board.OAuthGrant) *movedGrant {
-	return &movedGrant{ID: g.ID, ClientID: g.ClientID, ClientName: g.ClientName, Handle: g.Handle, Agent: g.Agent,
+func grantOf(g board.OAuthGrant) *transferredGrant {
+	return &transferredGrant{ID: g.ID, ClientID: g.ClientID, ClientName: g.ClientName, Handle: g.Handle, Agent: g.Agent,
 		Resource: g.Resource, Scope: g.Scope, CreatedAt: g.CreatedAt, ExpiresAt: g.ExpiresAt, LastUsedAt: g.LastUsedAt, RevokedAt: g.RevokedAt}
 }
 
-func (m movedGrant) grant() board.OAuthGrant {
+func (m transferredGrant) grant() board.OAuthGrant {
 	return board.OAuthGrant{ID: m.ID, ClientID: m.ClientID, ClientName: m.ClientName, Handle: m.Handle, Agent: m.Agent,
 		Resource: m.Resource, Scope: m.Scope, CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt, LastUsedAt: m.LastUsedAt, RevokedAt: m.RevokedAt}
 }
 
-// movedOAuthToken is an access or refresh token of a grant: its hash.
-type movedOAuthToken struct {
+// transferredOAuthToken is an access or refresh token of a grant: its hash.
+type transferredOAuthToken struct {
 	Hash      string               `json:"hash"`
 	GrantID   string               `json:"grant_id"`
 	Kind      board.OAuthTokenKind `json:"kind"`
@@ -65,10 +65,10 @@ type movedOAuthToken struct {
 	UsedAt    *time.Time           `json:"used_at,omitempty"`
 }
 
-func oauthTokenOf(t board.OAuthToken) *movedOAuthToken {
-	return &movedOAuthToken{Hash: t.Hash, GrantID: t.GrantID, Kind: t.Kind, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, UsedAt: t.UsedAt}
+func oauthTokenOf(t board.OAuthToken) *transferredOAuthToken {
+	return &transferredOAuthToken{Hash: t.Hash, GrantID: t.GrantID, Kind: t.Kind, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, UsedAt: t.UsedAt}
 }
 
-func (m movedOAuthToken) token() board.OAuthToken {
+func (m transferredOAuthToken) token() board.OAuthToken {
 	return board.OAuthToken{Hash: m.Hash, GrantID: m.GrantID, Kind: m.Kind, CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt, UsedAt: m.UsedAt}
 }

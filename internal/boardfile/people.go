@@ -28,7 +28,7 @@ var tokenHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // PHC form, with any parameters, is well under it.
 const maxPasswordHash = 256
 
-func (im *importer) putPerson(l *line) error {
+func (im *loader) putPerson(l *line) error {
 	if l.Person == nil {
 		return errors.New("a person line without the person")
 	}
@@ -71,7 +71,7 @@ func (im *importer) putPerson(l *line) error {
 	return im.count(KindPerson, p.Handle, outcomeOf(same), im.lines.n)
 }
 
-func (im *importer) putToken(l *line) error {
+func (im *loader) putToken(l *line) error {
 	if l.Token == nil {
 		return errors.New("a token line without the token")
 	}
@@ -132,7 +132,7 @@ func validateToken(t board.APIToken) error {
 // and id) may be put: its person is one this file wrote or found as it
 // has them. A kept person's credential is skipped and listed (false, nil);
 // one whose person has no line before it stops the import.
-func (im *importer) ownedBy(kind, id, handle string) (bool, error) {
+func (im *loader) ownedBy(kind, id, handle string) (bool, error) {
 	if im.ownPeople[handle] {
 		return true, nil
 	}

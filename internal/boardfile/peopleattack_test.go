@@ -75,17 +75,17 @@ func checkNoCredential(t *testing.T, dst *fixture) {
 	}
 }
 
-// TestImportGivesNoCredentialToAKeptPerson: with --merge=skip the target's
+// TestLoadGivesNoCredentialToAKeptPerson: with --merge=skip the target's
 // alice and cy are kept, and their tokens and grants in the file are
 // skipped and listed, on every store.
-func TestImportGivesNoCredentialToAKeptPerson(t *testing.T) {
+func TestLoadGivesNoCredentialToAKeptPerson(t *testing.T) {
 	clock := testbackends.NewClock(t0)
 	file := hostileFile(t, clock)
 	for _, backend := range testbackends.Names() {
 		t.Run(backend, func(t *testing.T) {
 			dst := adminTarget(t, backend, clock)
 			var listed strings.Builder
-			res := importInto(t, dst, file, boardfile.ImportOptions{Merge: boardfile.MergeSkip, WithPeople: true, Collisions: &listed})
+			res := loadInto(t, dst, file, boardfile.LoadOptions{Merge: boardfile.MergeSkip, WithPeople: true, Collisions: &listed})
 			if res.Kept[boardfile.KindPerson] != 2 || res.Skipped[boardfile.KindToken] != 1 || res.Written[boardfile.KindToken] != 0 ||
 				res.Written[boardfile.KindOAuthGrant]+res.Written[boardfile.KindOAuthToken] != 0 {
 				t.Errorf("kept %v, skipped %v, written %v; want both people kept and their token and grants skipped", res.Kept, res.Skipped, res.Written)
@@ -98,10 +98,10 @@ func TestImportGivesNoCredentialToAKeptPerson(t *testing.T) {
 	}
 }
 
-// TestImportRefusesCredentialsWithoutTheirPerson: a file that leaves the
+// TestLoadRefusesCredentialsWithoutTheirPerson: a file that leaves the
 // person line out, or whose header says it holds no people, stops at the
 // credential's line and gives it to no one.
-func TestImportRefusesCredentialsWithoutTheirPerson(t *testing.T) {
+func TestLoadRefusesCredentialsWithoutTheirPerson(t *testing.T) {
 	clock := testbackends.NewClock(t0)
 	file := hostileFile(t, clock)
 	lines := strings.Split(strings.TrimSuffix(string(file), "\n"), "\n")
@@ -129,8 +129,8 @@ func TestImportRefusesCredentialsWithoutTheirPerson(t *testing.T) {
 		for _, c := range cases {
 			t.Run(backend+"/"+c.name, func(t *testing.T) {
 				dst := adminTarget(t, backend, clock)
-				_, err := boardfile.Import(context.Background(), dst.store, bytes.NewReader(c.file),
-					boardfile.ImportOptions{Merge: boardfile.MergeSkip, WithPeople: c.withPeople, Now: clock.Now()})
+				_, err := boardfile.Load(context.Background(), dst.store, bytes.NewReader(c.file),
+					boardfile.LoadOptions{Merge: boardfile.MergeSkip, WithPeople: c.withPeople, Now: clock.Now()})
 				var le *boardfile.LineError
 				all := strings.Split(strings.TrimSuffix(string(c.file), "\n"), "\n")
 				if !errors.As(err, &le) || !strings.HasPrefix(all[le.Line-1], c.line) || !strings.Contains(err.Error(), c.want) {
@@ -142,15 +142,15 @@ func TestImportRefusesCredentialsWithoutTheirPerson(t *testing.T) {
 	}
 }
 
-// TestImportWithoutWithPeopleSkipsPeople: a file with people imported
+// TestLoadWithoutWithPeopleSkipsPeople: a file with people imported
 // without --with-people writes none of them, and counts them skipped.
-func TestImportWithoutWithPeopleSkipsPeople(t *testing.T) {
+func TestLoadWithoutWithPeopleSkipsPeople(t *testing.T) {
 	clock := testbackends.NewClock(t0)
 	file := hostileFile(t, clock)
 	for _, backend := range []string{testbackends.SQLite, testbackends.Minidyn} {
 		t.Run(backend, func(t *testing.T) {
 			dst := open(t, backend, clock)
-			res, err := boardfile.Import(context.Background(), dst.store, bytes.NewReader(file), boardfile.ImportOptions{Now: clock.Now()})
+			res, err := boardfile.Load(context.Background(), dst.store, bytes.NewReader(file), boardfile.LoadOptions{Now: clock.Now()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,10 +164,10 @@ func TestImportWithoutWithPeopleSkipsPeople(t *testing.T) {
 	}
 }
 
-// TestImportRefusesATokenOfTheTargetsGrant: an OAuth token line naming a
+// TestLoadRefusesATokenOfTheTargetsGrant: an OAuth token line naming a
 // grant the target holds, and the file does not, is refused: it would be
 // a new credential of the target's grant.
-func TestImportRefusesATokenOfTheTargetsGrant(t *testing.T) {
+func TestLoadRefusesATokenOfTheTargetsGrant(t *testing.T) {
 	clock := testbackends.NewClock(t0)
 	file := hostileFile(t, clock)
 	for _, backend := range []string{testbackends.SQLite, testbackends.Minidyn} {
@@ -182,8 +182,8 @@ func TestImportRefusesATokenOfTheTargetsGrant(t *testing.T) {
 			lines := strings.Split(strings.TrimSuffix(string(file), "\n"), "\n")
 			tok := indexOf(t, lines, `{"kind":"oauth_token"`)
 			lines[tok] = regexp.MustCompile(`"grant_id":"[0-9a-f]+"`).ReplaceAllString(lines[tok], `"grant_id":"`+string(theirs[1])+`"`)
-			_, err := boardfile.Import(context.Background(), dst.store, strings.NewReader(strings.Join(lines, "\n")+"\n"),
-				boardfile.ImportOptions{Merge: boardfile.MergeSkip, WithPeople: true, Now: clock.Now()})
+			_, err := boardfile.Load(context.Background(), dst.store, strings.NewReader(strings.Join(lines, "\n")+"\n"),
+				boardfile.LoadOptions{Merge: boardfile.MergeSkip, WithPeople: true, Now: clock.Now()})
 			var le *boardfile.LineError
 			if !errors.As(err, &le) || le.Line != tok+1 || !strings.Contains(err.Error(), "has no line before it in this file") {
 				t.Fatalf("import: %v; want line %d refused", err, tok+1)

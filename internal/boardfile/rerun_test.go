@@ -29,9 +29,9 @@ func TestRunTwice(t *testing.T) {
 	for _, name := range targets {
 		t.Run(name, func(t *testing.T) {
 			dst := open(t, name, clock)
-			first := importInto(t, dst, file, boardfile.ImportOptions{})
+			first := loadInto(t, dst, file, boardfile.LoadOptions{})
 			before := export(t, dst, boardfile.ExportOptions{WithPeople: true})
-			second := importInto(t, dst, file, boardfile.ImportOptions{})
+			second := loadInto(t, dst, file, boardfile.LoadOptions{})
 			if second.WrittenTotal() != 0 || total(second.AlreadyThere) != first.WrittenTotal()+total(first.AlreadyThere) {
 				t.Errorf("second run wrote %v, found %v; want nothing written and all %d items already there", second.Written, second.AlreadyThere, first.WrittenTotal())
 			}
@@ -72,11 +72,11 @@ func TestResume(t *testing.T) {
 	for _, name := range targets {
 		t.Run(name, func(t *testing.T) {
 			dst := open(t, name, clock)
-			first, err := boardfile.Import(context.Background(), dst.store, &failingReader{r: bytes.NewReader(file), n: len(file) / 2}, boardfile.ImportOptions{Now: clock.Now(), WithPeople: withPeople(file)})
+			first, err := boardfile.Load(context.Background(), dst.store, &failingReader{r: bytes.NewReader(file), n: len(file) / 2}, boardfile.LoadOptions{Now: clock.Now(), WithPeople: withPeople(file)})
 			if err == nil || first.WrittenTotal() == 0 {
 				t.Fatalf("the interrupted import: %v after writing %v; want an error after writing some items", err, first.Written)
 			}
-			second := importInto(t, dst, file, boardfile.ImportOptions{})
+			second := loadInto(t, dst, file, boardfile.LoadOptions{})
 			for _, k := range boardfile.Kinds() {
 				if k == boardfile.KindWorkspace {
 					continue // seeded workspaces are already there on both runs
@@ -107,10 +107,10 @@ func TestNonEmptyTarget(t *testing.T) {
 				t.Fatal(err)
 			}
 			other := open(t, name, clock)
-			importInto(t, other, export(t, used, boardfile.ExportOptions{}), boardfile.ImportOptions{})
+			loadInto(t, other, export(t, used, boardfile.ExportOptions{}), boardfile.LoadOptions{})
 			for _, dst := range []*fixture{used, other} {
 				before := export(t, dst, boardfile.ExportOptions{})
-				_, err := boardfile.Import(context.Background(), dst.store, bytes.NewReader(file), boardfile.ImportOptions{Now: clock.Now(), WithPeople: withPeople(file)})
+				_, err := boardfile.Load(context.Background(), dst.store, bytes.NewReader(file), boardfile.LoadOptions{Now: clock.Now(), WithPeople: withPeople(file)})
 				if !errors.Is(err, boardfile.ErrNotEmpty) || !strings.Contains(err.Error(), "--merge=skip") {
 					t.Errorf("import into a used store: %v, want a refusal naming --merge", err)
 				}
@@ -146,7 +146,7 @@ func TestMerge(t *testing.T) {
 
 			dst := newTarget()
 			var listed bytes.Buffer
-			res := importInto(t, dst, file, boardfile.ImportOptions{Merge: boardfile.MergeSkip, Collisions: &listed})
+			res := loadInto(t, dst, file, boardfile.LoadOptions{Merge: boardfile.MergeSkip, Collisions: &listed})
 			if res.Kept[boardfile.KindTicket] != 1 || !strings.Contains(listed.String(), "ticket ops-1") {
 				t.Errorf("kept %v, listed %q; want ops-1 kept and listed", res.Kept, listed.String())
 			}
@@ -164,7 +164,7 @@ func TestMerge(t *testing.T) {
 			}
 
 			dst = newTarget()
-			_, err = boardfile.Import(context.Background(), dst.store, bytes.NewReader(file), boardfile.ImportOptions{Merge: boardfile.MergeFail, Now: clock.Now(), WithPeople: withPeople(file)})
+			_, err = boardfile.Load(context.Background(), dst.store, bytes.NewReader(file), boardfile.LoadOptions{Merge: boardfile.MergeFail, Now: clock.Now(), WithPeople: withPeople(file)})
 			var le *boardfile.LineError
 			lines := strings.Split(string(file), "\n")
 			if !errors.As(err, &le) || !strings.HasPrefix(lines[le.Line-1], `{"kind":"ticket","ticket":{"id":"ops-1"`) {
@@ -193,13 +193,13 @@ func TestWorkspaceClash(t *testing.T) {
 				}
 				return dst
 			}
-			_, err := boardfile.Import(context.Background(), newTarget().store, bytes.NewReader(file), boardfile.ImportOptions{Merge: boardfile.MergeFail, Now: clock.Now(), WithPeople: withPeople(file)})
+			_, err := boardfile.Load(context.Background(), newTarget().store, bytes.NewReader(file), boardfile.LoadOptions{Merge: boardfile.MergeFail, Now: clock.Now(), WithPeople: withPeople(file)})
 			var le *boardfile.LineError
 			if !errors.As(err, &le) || le.Line != opsLine || !strings.Contains(err.Error(), "workspace ops") {
 				t.Errorf("--merge=fail: %v, want a stop at line %d (workspace ops)", err, opsLine)
 			}
 			dst := newTarget()
-			res := importInto(t, dst, file, boardfile.ImportOptions{Merge: boardfile.MergeSkip})
+			res := loadInto(t, dst, file, boardfile.LoadOptions{Merge: boardfile.MergeSkip})
 			w, err := dst.store.GetWorkspace(context.Background(), "ops")
 			if err != nil || w.Name != "Theirs" || res.Kept[boardfile.KindWorkspace] != 1 || res.Written[boardfile.KindTicket] != 3 {
 				t.Errorf("--merge=skip: ops %+v, %v; kept %v, written %v; want the target's name kept and the 3 tickets added", w, err, res.Kept, res.Written)

@@ -25,18 +25,18 @@ const markTool = "import_board"
 // MarkKept is how long the mark lets a stopped import resume.
 const MarkKept = 7 * 24 * time.Hour
 
-func (im *importer) markKey() ledger.Key {
+func (im *loader) markKey() ledger.Key {
 	return ledger.Key{Principal: markPrincipal, RequestID: "export-" + im.head.ExportID}
 }
 
-func (im *importer) leaveMark() error {
+func (im *loader) leaveMark() error {
 	rec := ledger.Record{Key: im.markKey(), Tool: markTool, Fingerprint: im.head.ExportID, Args: []byte(`{}`),
 		Status: ledger.StatusDone, Result: []byte(`{}`), CreatedAt: im.opts.Now, ExpiresAt: im.opts.Now.Add(MarkKept)}
 	_, err := im.dst.PutRequest(im.ctx, rec, im.opts.Now)
 	return err
 }
 
-func (im *importer) marked() (bool, error) {
+func (im *loader) marked() (bool, error) {
 	_, err := im.dst.GetRequest(im.ctx, im.markKey(), im.opts.Now)
 	if errors.Is(err, board.ErrNotFound) {
 		return false, nil

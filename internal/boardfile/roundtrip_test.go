@@ -46,7 +46,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 
 			mid := open(t, dyn, clock)
-			res := importInto(t, mid, file1, boardfile.ImportOptions{})
+			res := loadInto(t, mid, file1, boardfile.LoadOptions{})
 			checkAllWritten(t, res, file1)
 			file2 := export(t, mid, boardfile.ExportOptions{WithPeople: true})
 			if got, want := items(file2), items(file1); !slices.Equal(got, want) {
@@ -54,7 +54,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 
 			back := open(t, testbackends.SQLite, clock)
-			checkAllWritten(t, importInto(t, back, file2, boardfile.ImportOptions{}), file2)
+			checkAllWritten(t, loadInto(t, back, file2, boardfile.LoadOptions{}), file2)
 			file3 := export(t, back, boardfile.ExportOptions{WithPeople: true})
 			if got, want := items(file3), items(file1); !slices.Equal(got, want) {
 				t.Fatalf("the board back on SQLite differs from the original:\n%s", diff(want, got))
@@ -71,7 +71,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 // checkAllWritten: an import into a fresh store writes every line.
-func checkAllWritten(t *testing.T, res boardfile.ImportResult, file []byte) {
+func checkAllWritten(t *testing.T, res boardfile.LoadResult, file []byte) {
 	t.Helper()
 	want := map[string]int{}
 	for _, l := range items(file) {

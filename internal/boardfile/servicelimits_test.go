@@ -15,10 +15,10 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
-// TestImportHoldsItemsToServiceLimits: an item the service would not have
+// TestLoadHoldsItemsToServiceLimits: an item the service would not have
 // written stops the import at its line, whatever its kind, and nothing
 // from that line on is written.
-func TestImportHoldsItemsToServiceLimits(t *testing.T) {
+func TestLoadHoldsItemsToServiceLimits(t *testing.T) {
 	clock := testbackends.NewClock(t0)
 	src := open(t, testbackends.SQLite, clock)
 	grow(t, src, 4)
@@ -90,7 +90,7 @@ func TestImportHoldsItemsToServiceLimits(t *testing.T) {
 		}, "only a ticket.moved event"},
 		{"an event type the service never writes", func() (int, string) { return sub(updated, `"type":"ticket.updated"`, `"type":"ticket.deleted"`) }, `type "ticket.deleted"`},
 		{"request arguments over any call's", func() (int, string) {
-			return sub(request, `"args":{`, `"args":{"pad":"`+big(board.MaxMovedJSON)+`",`)
+			return sub(request, `"args":{`, `"args":{"pad":"`+big(board.MaxTransferredJSON)+`",`)
 		}, "more than any call's"},
 		{"request result that is no object", func() (int, string) {
 			return reSub(request, `"result":\{.*\},"created_at"`, `"result":"done","created_at"`)
@@ -137,8 +137,8 @@ func TestImportHoldsItemsToServiceLimits(t *testing.T) {
 			}
 			dst := open(t, testbackends.SQLite, clock)
 			fresh := len(items(export(t, dst, boardfile.ExportOptions{WithPeople: true})))
-			res, err := boardfile.Import(context.Background(), dst.store, strings.NewReader(strings.Join(bad, "\n")+"\n"),
-				boardfile.ImportOptions{Now: clock.Now(), WithPeople: true})
+			res, err := boardfile.Load(context.Background(), dst.store, strings.NewReader(strings.Join(bad, "\n")+"\n"),
+				boardfile.LoadOptions{Now: clock.Now(), WithPeople: true})
 			var le *boardfile.LineError
 			if !errors.As(err, &le) || le.Line != i+1 || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("import: %.300v; want a line %d error with %q", err, i+1, c.want)
@@ -195,7 +195,7 @@ func TestLargestItemFitsALine(t *testing.T) {
 	}
 	t.Logf("the largest line is %d bytes; MaxLine is %d", longest, boardfile.MaxLine)
 	dst := open(t, testbackends.SQLite, clock)
-	if res := importInto(t, dst, file, boardfile.ImportOptions{}); res.Written[boardfile.KindRequest] != 1 || res.Written[boardfile.KindTicket] != 1 {
+	if res := loadInto(t, dst, file, boardfile.LoadOptions{}); res.Written[boardfile.KindRequest] != 1 || res.Written[boardfile.KindTicket] != 1 {
 		t.Errorf("written %v; want the ticket and its request record", res.Written)
 	}
 }

@@ -213,7 +213,7 @@ func decodeNewest[T any](items []map[string]types.AttributeValue, n int) ([]T, b
 
 // getItemKeys reads only an item's key, consistently: whether it exists.
 func (s *Store) getItemKeys(ctx context.Context, k map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	done, err := s.readTurn(ctx)
+	done, err := s.sharedRead(ctx)
 	if err != nil {
 		return nil, err
 	}

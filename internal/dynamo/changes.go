@@ -66,7 +66,7 @@ func (s *Store) TicketMarker(ctx context.Context, id string, readable []board.AI
 			return 0, err
 		}
 	}
-	done, err := s.readTurn(ctx)
+	done, err := s.sharedRead(ctx)
 	if err != nil {
 		return 0, err
 	}

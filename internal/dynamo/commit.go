@@ -91,9 +91,10 @@ func (e *conflictError) Error() string {
 }
 func (e *conflictError) Unwrap() error { return e.err }
 
-// sendWrite sends the write once, in this process's write turn.
+// sendWrite sends the write once, alone on the endpoint when writes are
+// serialized (exclusiveWrite).
 func (s *Store) sendWrite(ctx context.Context, items []types.TransactWriteItem) (*cancellation, error) {
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return nil, err
 	}

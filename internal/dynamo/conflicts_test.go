@@ -59,7 +59,7 @@ func (c *conflicted) open(t testing.TB, cfg dynamo.Config) *dynamo.Store {
 func TestContractUnderConflicts(t *testing.T) {
 	for _, ep := range endpoints() {
 		t.Run(ep.name, func(t *testing.T) {
-			storetest.RunGroup(t, "Concurrency", func(t *testing.T) board.Store {
+			storetest.RunGroup(t, "Concurrency", func(t *testing.T) storetest.Store {
 				return newConflicted(t, ep.newEndpoint(t)).open(t, dynamo.Config{})
 			})
 		})
@@ -82,7 +82,7 @@ func TestSharedUnderConflicts(t *testing.T) {
 					// than DynamoDB would ever make it.
 					cfg.CounterRaceBudget = 2 * time.Minute
 				}
-				return func(t *testing.T) board.Store { return c.open(t, cfg) }
+				return func(t *testing.T) storetest.Store { return c.open(t, cfg) }
 			})
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
@@ -14,7 +13,7 @@ import (
 func TestContract(t *testing.T) {
 	for _, ep := range endpoints() {
 		t.Run(ep.name, func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) board.Store {
+			storetest.Run(t, func(t *testing.T) storetest.Store {
 				// moto applies a transaction item by item and undoes a
 				// cancelled one by restoring a snapshot of the table, so
 				// concurrent writes can undo each other there: serialize
@@ -48,7 +47,7 @@ func TestShared(t *testing.T) {
 					// on minidyn.
 					cfg.SerializeWrites, cfg.CounterRaceBudget = true, 2*time.Minute
 				}
-				return func(t *testing.T) board.Store { return openStore(t, e, nil, cfg) }
+				return func(t *testing.T) storetest.Store { return openStore(t, e, nil, cfg) }
 			})
 		})
 	}

@@ -1,5 +1,7 @@
-// Package dynamo implements board.Store on Amazon DynamoDB (aws-sdk-go-v2),
-// for the Lambda deployment.
+// Package dynamo implements the stores on Amazon DynamoDB (aws-sdk-go-v2),
+// for the Lambda deployment: board.Store, and beside it the contracts
+// internal/auth, internal/oauth and internal/boardfile own (people and
+// tokens, the authorization server's records, moving a board).
 //
 // One table holds everything (single-table design, see docs/dynamodb.md):
 // workspaces, tickets with their notes and events, and the request records

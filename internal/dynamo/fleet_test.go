@@ -90,7 +90,7 @@ func TestFleetCreatesIntoOneWorkspace(t *testing.T) {
 			fresh := c.open(t, cfg)
 			stored := map[string]string{} // title → id
 			numbers := map[int64]bool{}
-			if err := fresh.ExportTickets(context.Background(), "inbox", func(tk board.Ticket) error {
+			if err := fresh.TransferTickets(context.Background(), "inbox", func(tk board.Ticket) error {
 				if id, ok := stored[tk.Title]; ok {
 					t.Errorf("title %q held by %s and %s", tk.Title, id, tk.ID)
 				}

@@ -186,7 +186,7 @@ func (s *Store) leaseBlock(ctx context.Context, slug string, size int64) (end, s
 func (s *Store) addToCounter(ctx context.Context, slug, update string, names map[string]string, values map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	names["#pk"] = attrPK
 	for attempt := 0; ; attempt++ {
-		done, err := s.writeTurn(ctx)
+		done, err := s.exclusiveWrite(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -260,7 +260,7 @@ func (s *Store) counterNext(ctx context.Context, slug string) (int64, error) {
 // the caller raises too), and drops this instance's block when it lies
 // below next.
 func (s *Store) raiseCounter(ctx context.Context, slug string, next int64) error {
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}

@@ -246,7 +246,7 @@ func (s *Store) CountOAuthRegistration(ctx context.Context, window, keepUntil ti
 	if limit <= 0 {
 		return false, nil
 	}
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return false, err
 	}

@@ -387,7 +387,7 @@ func (s *Store) DeleteInvitation(ctx context.Context, tokenHash string) error {
 }
 
 func (s *Store) deleteItem(ctx context.Context, k map[string]types.AttributeValue) error {
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput, want int) ([]map[string]types.AttributeValue, error) {
 	var out []map[string]types.AttributeValue
 	for {
-		done, err := s.readTurn(ctx)
+		done, err := s.sharedRead(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -32,7 +32,7 @@ func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput, want int)
 
 // query sends one Query in this process's read turn (serialize.go).
 func (s *Store) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	done, err := s.readTurn(ctx)
+	done, err := s.sharedRead(ctx)
 	if err != nil {
 		return nil, err
 	}

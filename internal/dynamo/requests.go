@@ -83,7 +83,7 @@ func (s *Store) CompleteRequest(ctx context.Context, k ledger.Key, owner string,
 		}
 	}
 	update += " REMOVE " + strings.Join(remove, ", ")
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (s *Store) CompleteRequest(ctx context.Context, k ledger.Key, owner string,
 
 // ReleaseRequest deletes a running record, fenced by the owner token.
 func (s *Store) ReleaseRequest(ctx context.Context, k ledger.Key, owner string) error {
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ type Config struct {
 	WordsByStream bool
 }
 
-// Store is board.Store on DynamoDB. It is safe for concurrent use.
+// Store is board.Store, and the contracts beside it, on DynamoDB. It is safe for concurrent use.
 type Store struct {
 	db        api // the client's operations the store uses (api.go)
 	table     string
@@ -202,7 +202,7 @@ func (s *Store) batchRead(ctx context.Context, keys []map[string]types.Attribute
 		if projection != "" {
 			ka.ProjectionExpression, ka.ExpressionAttributeNames = aws.String(projection), names
 		}
-		done, err := s.readTurn(ctx)
+		done, err := s.sharedRead(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +221,7 @@ func (s *Store) batchRead(ctx context.Context, keys []map[string]types.Attribute
 
 // getItem is a strongly consistent read of one item; nil when absent.
 func (s *Store) getItem(ctx context.Context, k map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	done, err := s.readTurn(ctx)
+	done, err := s.sharedRead(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -157,7 +157,7 @@ func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.
 // updateOne sends one UpdateItem (half the write capacity of a one-item
 // transaction); a refused condition comes back as a cancellation of item 0.
 func (s *Store) updateOne(ctx context.Context, in *dynamodb.UpdateItemInput) (*cancellation, error) {
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription
 	item[attrHookReason] = str(sub.PausedReason)
 	item[attrHookCursor] = str(sub.Progress.Cursor)
 	item[attrHookProgress] = str(string(progress))
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (s *Store) ListSubscriptions(ctx context.Context, workspace string) ([]webh
 // updateHook runs an UpdateItem on a subscription that must exist.
 func (s *Store) updateHook(ctx context.Context, id, set string, values map[string]types.AttributeValue, names map[string]string) error {
 	names["#pk"] = attrPK
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (s *Store) SaveProgress(ctx context.Context, id string, p webhook.Progress)
 
 // DeleteSubscription deletes the subscription, then its log.
 func (s *Store) DeleteSubscription(ctx context.Context, id string) error {
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (s *Store) AddAttempt(ctx context.Context, id string, a webhook.Attempt) er
 	item := key(pkAttemptsPrefix+id, orderTime(a.At)+"#"+uuid.Must(uuid.NewV7()).String())
 	item[attrType] = str(typeAttempt)
 	putBlob(item, attrDoc, doc)
-	done, err := s.writeTurn(ctx)
+	done, err := s.exclusiveWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -297,7 +297,7 @@ func (s *Store) deleteKeys(ctx context.Context, keys []map[string]types.Attribut
 			if tries == 10 {
 				return errors.New("dynamo: deleting webhook attempts: DynamoDB kept leaving deletes unprocessed")
 			}
-			done, err := s.writeTurn(ctx)
+			done, err := s.exclusiveWrite(ctx)
 			if err != nil {
 				return err
 			}

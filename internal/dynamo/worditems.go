@@ -240,7 +240,7 @@ func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error
 				return err
 			}
 		}
-		done, err := s.writeTurn(ctx)
+		done, err := s.exclusiveWrite(ctx)
 		if err != nil {
 			return err
 		}

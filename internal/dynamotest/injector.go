@@ -45,11 +45,11 @@ const DefaultHold = 10 * time.Millisecond
 //
 // With Serialize set it also gives the endpoint one write at a time and
 // no read during a write, as the store's SerializeWrites would (moto needs
-// it). It must do so itself, with the hold outside that turn: behind the
+// it). It must do so itself, with the hold outside that serialization: behind the
 // store's process-wide lock no two transactions ever overlap, so none could
 // ever conflict. Stores behind an Injector therefore run with
-// SerializeWrites off. A transaction's hold starts when it gets the
-// endpoint's turn (DynamoDB has no such queue) and lasts H from there.
+// SerializeWrites off. A transaction's hold starts when the
+// endpoint lets it through (DynamoDB has no such queue) and lasts H from there.
 //
 // It also counts writes per partition key and second, of the table and of
 // each index (learned from the CreateTable it forwards), so a benchmark can
@@ -60,7 +60,7 @@ type Injector struct {
 	// Serialize: one write at a time on the endpoint (see above).
 	Serialize bool
 
-	turns sync.RWMutex
+	serialized sync.RWMutex
 
 	mu        sync.Mutex
 	held      map[string]int // item → the transaction holding it
@@ -145,23 +145,24 @@ func isWriteOp(op string) bool {
 	return true
 }
 
-// forward sends r on in its turn.
+// forward sends r on once the endpoint lets it through (serialize).
 func (in *Injector) forward(next http.RoundTripper, r *http.Request, write bool) (*http.Response, error) {
-	defer in.turn(write)()
+	defer in.serialize(write)()
 	return send(next, r)
 }
 
-// turn waits for the endpoint's turn (Serialize) and returns its release.
-func (in *Injector) turn(write bool) func() {
+// serialize waits until the endpoint lets the request through (with
+// Serialize: one write alone, reads together) and returns its release.
+func (in *Injector) serialize(write bool) func() {
 	switch {
 	case !in.Serialize:
 		return func() {}
 	case write:
-		in.turns.Lock()
-		return in.turns.Unlock
+		in.serialized.Lock()
+		return in.serialized.Unlock
 	default:
-		in.turns.RLock()
-		return in.turns.RUnlock
+		in.serialized.RLock()
+		return in.serialized.RUnlock
 	}
 }
 
@@ -171,7 +172,7 @@ func send(next http.RoundTripper, r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Read the answer inside the turn: the endpoint is done with the
+	// Read the answer inside the serialization: the endpoint is done with the
 	// request only once it has written all of it.
 	b, err := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
@@ -202,10 +203,11 @@ func (in *Injector) transact(next http.RoundTripper, r *http.Request, body []byt
 	if err := json.Unmarshal(body, &req); err != nil {
 		return in.forward(next, r, true) // the endpoint says what is wrong with it
 	}
-	// The transaction starts when the endpoint takes it: a queue for the
-	// endpoint's turn is the emulator's, which DynamoDB does not have, and
-	// holding items while queued would make every hold as long as the queue.
-	release := in.turn(true)
+	// The transaction starts when the endpoint takes it: the queue of the
+	// endpoint's serialization is the emulator's, which DynamoDB does not
+	// have, and holding items while queued would make every hold as long as
+	// the queue.
+	release := in.serialize(true)
 	start := time.Now()
 	keys := make([]string, len(req.TransactItems))
 	kinds := make([]string, len(req.TransactItems))
@@ -264,7 +266,7 @@ func (in *Injector) transact(next http.RoundTripper, r *http.Request, body []byt
 		in.mu.Unlock()
 	}()
 	resp, err := send(next, r)
-	release() // the hold goes on without the endpoint's turn
+	release() // the hold goes on without the endpoint's serialization
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
 )
@@ -40,7 +41,7 @@ const testPassword = "correct horse battery staple"
 
 type env struct {
 	t        *testing.T
-	store    board.Store
+	store    storetest.Store
 	clock    *testbackends.Clock
 	accounts *auth.Accounts
 	url      string // the first server: the issuer of every server of the env
@@ -52,7 +53,9 @@ type env struct {
 // (skipped with the reason, failing under make test).
 func eachStore(t *testing.T, fn func(t *testing.T, backend string)) { testbackends.Each(t, fn) }
 
-func openStore(t *testing.T, backend string) board.Store { return testbackends.Open(t, backend).Store }
+func openStore(t *testing.T, backend string) storetest.Store {
+	return testbackends.Open(t, backend).Store
+}
 
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -79,7 +82,7 @@ func newEnv(t *testing.T, backend string, docs oauth.FetchConfig) *env {
 
 // serve starts an instance on store whose issuer is issuer ("": its own
 // URL), and returns its URL.
-func (e *env) serve(store board.Store, issuer string) string {
+func (e *env) serve(store storetest.Store, issuer string) string {
 	e.t.Helper()
 	ts := httptest.NewServer(nil)
 	e.t.Cleanup(ts.Close)

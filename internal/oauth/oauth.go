@@ -8,8 +8,9 @@
 // grant's principal: ai:<agent> acting for the person who approved.
 //
 // The approval itself is a page of the web board (internal/web), which
-// calls ParseAuthorization, Approve and Deny. Records live in the one store
-// (board.OAuthStore); codes and tokens only as hashes.
+// calls ParseAuthorization, Approve and Deny. The package owns the contract
+// of its records (Store, oauthstore.go), which every backend implements
+// beside board.Store; codes and tokens are kept only as hashes.
 package oauth
 
 import (
@@ -61,11 +62,6 @@ const (
 	maxFormBytes             = 64 << 10
 	maxRegistrationBodyBytes = 4 << 10
 )
-
-// Store is what the server keeps: its own records (every board.Store is one).
-type Store interface {
-	board.OAuthStore
-}
 
 // Config configures a Server.
 type Config struct {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"time"
-
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // A store that is still opening may be able to serve some reads already.
@@ -19,17 +17,17 @@ import (
 
 // InBackgroundEarly is InBackground for an open that may publish the store
 // early (through the function it is given) for credential reads.
-func InBackgroundEarly(ctx context.Context, open func(ctx context.Context, early func(board.Store)) (board.Store, error),
+func InBackgroundEarly(ctx context.Context, open func(ctx context.Context, early func(Backend)) (Backend, error),
 	log *slog.Logger) *Store {
 	s := &Store{base: ctx, log: log, now: time.Now, published: make(chan struct{})}
-	s.open = func(ctx context.Context) (board.Store, error) { return open(ctx, s.publishEarly) }
+	s.open = func(ctx context.Context) (Backend, error) { return open(ctx, s.publishEarly) }
 	s.mu.Lock()
 	s.startLocked()
 	s.mu.Unlock()
 	return s
 }
 
-func (s *Store) publishEarly(st board.Store) {
+func (s *Store) publishEarly(st Backend) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.early == nil {
@@ -41,7 +39,7 @@ func (s *Store) publishEarly(st board.Store) {
 // forCredentials is the store for the reads of a credential check: the
 // early one once it is published (waiting for that while the attempt that
 // may publish it runs), else the open one (waiting for the open).
-func (s *Store) forCredentials(ctx context.Context) (board.Store, error) {
+func (s *Store) forCredentials(ctx context.Context) (Backend, error) {
 	s.mu.Lock()
 	early, attempt := s.early, s.attempt
 	s.mu.Unlock()

@@ -24,7 +24,7 @@ func TestEarlyCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	publish, release := make(chan struct{}), make(chan struct{})
-	s := InBackgroundEarly(context.Background(), func(ctx context.Context, early func(board.Store)) (board.Store, error) {
+	s := InBackgroundEarly(context.Background(), func(ctx context.Context, early func(Backend)) (Backend, error) {
 		<-publish
 		early(st)
 		<-release // the rest of the open (DynamoDB: seeding the workspaces)
@@ -75,7 +75,7 @@ func TestEarlyCredentials(t *testing.T) {
 // store, as every other call.
 func TestEarlyNotPublished(t *testing.T) {
 	release := make(chan struct{})
-	s := InBackgroundEarly(context.Background(), func(ctx context.Context, _ func(board.Store)) (board.Store, error) {
+	s := InBackgroundEarly(context.Background(), func(ctx context.Context, _ func(Backend)) (Backend, error) {
 		<-release
 		return sqlite.Open(ctx, t.TempDir()+"/ledger.db")
 	}, slog.New(slog.DiscardHandler))

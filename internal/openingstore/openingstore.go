@@ -1,4 +1,7 @@
-// Package openingstore is a board.Store that opens in the background. Every
+// Package openingstore is a store that opens in the background: it stands
+// for the one store a Lambda instance hands every consumer (Backend:
+// board.Store for the use cases, auth.Store and oauth.Store for sign-in and
+// the authorization server) before that store is reachable. Every
 // call waits until the store is open (or the caller gives up) and then goes
 // to it. An open that fails is tried again by a later call, after a backoff
 // that grows with each failure (with jitter, so instances that failed
@@ -16,20 +19,32 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
 )
 
+// Backend is what an open store serves: the contracts of the consumers
+// the composition root hands it to. A board mover is no part of it: the
+// commands that move a board open their stores themselves.
+type Backend interface {
+	board.Store
+	auth.Store
+	oauth.Store
+}
+
 // Store is a store being opened (see the package comment). Its methods are
-// board.Store's, forwarded once the store is open (forward.go).
+// Backend's, forwarded once the store is open (forward.go, forwardauth.go,
+// forwardoauth.go).
 type Store struct {
-	open func(context.Context) (board.Store, error)
+	open func(context.Context) (Backend, error)
 	base context.Context
 	log  *slog.Logger
 	now  func() time.Time
 
 	mu    sync.Mutex
-	store board.Store // set once open
-	early board.Store // published before the open finished, for credential reads (early.go)
+	store Backend // set once open
+	early Backend // published before the open finished, for credential reads (early.go)
 	// published is closed when early is first set; nil for a store that
 	// never publishes one (InBackground).
 	published chan struct{}
@@ -39,7 +54,12 @@ type Store struct {
 	retryAt   time.Time // no new attempt before then
 }
 
-var _ board.Store = (*Store)(nil)
+var (
+	_ board.Store = (*Store)(nil)
+	_ auth.Store  = (*Store)(nil)
+	_ oauth.Store = (*Store)(nil)
+	_ Backend     = (*Store)(nil)
+)
 
 // Backoff between attempts to open the store, and the time one attempt
 // may take. MaxBackoff is the longest a failed open keeps calls failing
@@ -53,7 +73,7 @@ const (
 // InBackground starts the first attempt to open the store and returns at
 // once. Attempts run under ctx's values but not its cancellation, each for
 // at most openTimeout; log gets each failure.
-func InBackground(ctx context.Context, open func(context.Context) (board.Store, error), log *slog.Logger) *Store {
+func InBackground(ctx context.Context, open func(context.Context) (Backend, error), log *slog.Logger) *Store {
 	s := &Store{open: open, base: ctx, log: log, now: time.Now}
 	s.mu.Lock()
 	s.startLocked()
@@ -90,7 +110,7 @@ func (s *Store) startLocked() {
 // get returns the open store. While an attempt runs it waits for it; after
 // a failure it starts another attempt once the backoff has passed, and
 // before that answers the last failure at once.
-func (s *Store) get(ctx context.Context) (board.Store, error) {
+func (s *Store) get(ctx context.Context) (Backend, error) {
 	s.mu.Lock()
 	if s.store != nil {
 		st := s.store
@@ -138,7 +158,7 @@ func (s *Store) Close() error {
 
 // call is one forwarded method: f on the store pick gives (s.get, or
 // s.forCredentials for a credential check's reads), or pick's failure.
-func call[T any](ctx context.Context, pick func(context.Context) (board.Store, error), f func(board.Store) (T, error)) (T, error) {
+func call[T any](ctx context.Context, pick func(context.Context) (Backend, error), f func(Backend) (T, error)) (T, error) {
 	st, err := pick(ctx)
 	if err != nil {
 		var zero T
@@ -148,7 +168,7 @@ func call[T any](ctx context.Context, pick func(context.Context) (board.Store, e
 }
 
 // do is call for the methods that return only an error.
-func do(ctx context.Context, pick func(context.Context) (board.Store, error), f func(board.Store) error) error {
+func do(ctx context.Context, pick func(context.Context) (Backend, error), f func(Backend) error) error {
 	st, err := pick(ctx)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
@@ -17,7 +16,7 @@ import (
 // A call made while the store opens waits for it, then goes through.
 func TestWaitsForTheOpen(t *testing.T) {
 	release := make(chan struct{})
-	s := InBackground(context.Background(), func(ctx context.Context) (board.Store, error) {
+	s := InBackground(context.Background(), func(ctx context.Context) (Backend, error) {
 		<-release
 		return sqlite.Open(ctx, t.TempDir()+"/ledger.db")
 	}, slog.New(slog.DiscardHandler))
@@ -51,7 +50,7 @@ type flakyOpener struct {
 	attempts int
 }
 
-func (o *flakyOpener) open(ctx context.Context) (board.Store, error) {
+func (o *flakyOpener) open(ctx context.Context) (Backend, error) {
 	o.mu.Lock()
 	o.attempts++
 	fail := o.attempts <= o.failures

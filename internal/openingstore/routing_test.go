@@ -23,8 +23,8 @@ var credentialReads = map[string]bool{
 var errEarly = errors.New("answered by the early store")
 
 // earlyOnly answers the credential reads with errEarly. Any other method
-// that reaches it panics: its board.Store is nil.
-type earlyOnly struct{ board.Store }
+// that reaches it panics: its Backend is nil.
+type earlyOnly struct{ Backend }
 
 func (earlyOnly) GetPerson(context.Context, string) (board.Person, error) {
 	return board.Person{}, errEarly
@@ -70,14 +70,14 @@ func callByName(s *Store, name string, ctx context.Context) (err error) {
 	return err
 }
 
-// Every method of board.Store goes where its kind says: while the open
+// Every method of Backend goes where its kind says: while the open
 // runs, a credential read to the store published early and anything else
 // to the open (a caller that gives up gets its own context's error); once
 // the open has failed, anything else answers that failure.
 func TestEveryMethodGoesWhereItsKindSays(t *testing.T) {
 	published, release := make(chan struct{}), make(chan struct{})
 	errOpen := errors.New("table ticket-ledger not found")
-	s := InBackgroundEarly(context.Background(), func(ctx context.Context, early func(board.Store)) (board.Store, error) {
+	s := InBackgroundEarly(context.Background(), func(ctx context.Context, early func(Backend)) (Backend, error) {
 		early(earlyOnly{})
 		close(published)
 		<-release
@@ -87,7 +87,7 @@ func TestEveryMethodGoesWhereItsKindSays(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 
-	methods := reflect.TypeFor[board.Store]()
+	methods := reflect.TypeFor[Backend]()
 	for i := range methods.NumMethod() {
 		name := methods.Method(i).Name
 		if name == "Close" {

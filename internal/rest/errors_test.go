@@ -12,6 +12,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // writeRoutes are the routes that need an Idempotency-Key, each with a
@@ -159,7 +160,7 @@ func TestStatusesOfWrites(t *testing.T) {
 // cannot be checked: 503.
 func TestStoreFailures(t *testing.T) {
 	var failing failingStore
-	e := newEnv(t, "sqlite", envOptions{wrap: func(s board.Store) board.Store { failing.Store = s; return &failing }})
+	e := newEnv(t, "sqlite", envOptions{wrap: func(s storetest.Store) storetest.Store { failing.Store = s; return &failing }})
 	alice := e.tokens["alice"]
 	e.createTicket(alice, "inbox", "seed", map[string]any{"title": "seed"})
 	failing.failDetail.Store(true)
@@ -176,7 +177,7 @@ func TestStoreFailures(t *testing.T) {
 }
 
 type failingStore struct {
-	board.Store
+	storetest.Store
 	failDetail, failTokens atomic.Bool
 }
 

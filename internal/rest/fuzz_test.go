@@ -16,6 +16,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/fuzztest"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // FuzzCreateTicketBody sends arbitrary bodies to POST
@@ -141,7 +142,7 @@ var fuzzCaller = board.Principal{Author: "ai:fuzz"}
 type fuzzAPI struct {
 	handler http.Handler
 	svc     *board.Service
-	store   board.Store
+	store   storetest.Store
 	keys    atomic.Int64
 }
 

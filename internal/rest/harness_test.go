@@ -30,6 +30,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/rest"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/tasks"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
@@ -51,8 +52,8 @@ func eachStore(t *testing.T, fn func(t *testing.T, backend string)) { testbacken
 // backend is one store with a witness that reads it outside the service.
 type backend struct {
 	name  string
-	store board.Store
-	open  func(t *testing.T) board.Store // another instance on the same data
+	store storetest.Store
+	open  func(t *testing.T) storetest.Store // another instance on the same data
 	// rows returns every row (SQLite) or item (DynamoDB) of a kind, each
 	// as the text of all its columns or attributes.
 	rows func(t *testing.T, kind string) []string
@@ -61,7 +62,7 @@ type backend struct {
 func openBackend(t *testing.T, name string) *backend {
 	t.Helper()
 	tb := testbackends.Open(t, name)
-	b := &backend{name: name, store: tb.Store, open: func(t *testing.T) board.Store { return tb.Reopen(t) }}
+	b := &backend{name: name, store: tb.Store, open: func(t *testing.T) storetest.Store { return tb.Reopen(t) }}
 	if name == testbackends.SQLite {
 		b.rows = func(t *testing.T, kind string) []string {
 			return sqlRows(t, tb.SQLitePath, map[string]string{"tokens": "api_tokens"}[kind])
@@ -165,7 +166,7 @@ type env struct {
 
 type envOptions struct {
 	mode auth.Mode
-	wrap func(board.Store) board.Store // e.g. a store that fails on purpose
+	wrap func(storetest.Store) storetest.Store // e.g. a store that fails on purpose
 	// runner: imports larger than inlineRows (0: the default) go to the
 	// local task runner, as under make run; without it every import runs
 	// to its end inside the request.
@@ -219,7 +220,7 @@ func newEnv(t *testing.T, backendName string, opts ...envOptions) *env {
 
 // serve starts a server (another instance, when called again) on store,
 // logging at debug into e.logs, and returns its URL.
-func (e *env) serve(store board.Store, mode auth.Mode) string {
+func (e *env) serve(store storetest.Store, mode auth.Mode) string {
 	e.t.Helper()
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test", Now: e.clock.Now, Logger: log,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // The task routes: imports as durable tasks (POST
@@ -176,7 +177,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // chunkGate holds the chunk worker after its first chunk committed, until
 // the test releases it: a cancel lands exactly while the import runs.
 type chunkGate struct {
-	board.Store
+	storetest.Store
 	once      sync.Once
 	committed chan board.Task
 	release   chan struct{}
@@ -201,7 +202,7 @@ func TestCancelRunningImport(t *testing.T) {
 	eachStore(t, func(t *testing.T, backend string) {
 		gate := &chunkGate{committed: make(chan board.Task, 1), release: make(chan struct{})}
 		opts := taskOptions
-		opts.wrap = func(s board.Store) board.Store { gate.Store = s; return gate }
+		opts.wrap = func(s storetest.Store) storetest.Store { gate.Store = s; return gate }
 		e := newEnv(t, backend, opts)
 		claude := e.tokens["claude"]
 		const rows = 1200
@@ -520,7 +521,7 @@ func TestPersonStopsTheirAgentsTask(t *testing.T) {
 	eachStore(t, func(t *testing.T, backend string) {
 		gate := &chunkGate{committed: make(chan board.Task, 1), release: make(chan struct{})}
 		opts := taskOptions
-		opts.wrap = func(s board.Store) board.Store { gate.Store = s; return gate }
+		opts.wrap = func(s storetest.Store) storetest.Store { gate.Store = s; return gate }
 		e := newEnv(t, backend, opts)
 		alice, claude, bob, botbob := e.tokens["alice"], e.tokens["claude"], e.tokens["bob"], e.tokens["botbob"]
 		release := sync.OnceFunc(func() { close(gate.release) })

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ticket-ledger/ticket-ledger/internal/auth"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // The store keeps a token's hash, never the token: the witness reads every
@@ -79,7 +80,7 @@ func TestRevokedTokenOnAnotherInstance(t *testing.T) {
 func TestLastUsedAt(t *testing.T) {
 	eachStore(t, func(t *testing.T, backend string) {
 		var counting touchCounter
-		e := newEnv(t, backend, envOptions{wrap: func(s board.Store) board.Store { counting.Store = s; return &counting }})
+		e := newEnv(t, backend, envOptions{wrap: func(s storetest.Store) storetest.Store { counting.Store = s; return &counting }})
 		bob := e.tokens["bob"]
 		id := auth.TokenID(bob)
 		lastUsed := func() *time.Time {
@@ -128,7 +129,7 @@ func TestLastUsedAt(t *testing.T) {
 }
 
 type touchCounter struct {
-	board.Store
+	storetest.Store
 	touches atomic.Int64
 }
 
@@ -159,7 +160,7 @@ func TestDisabledPersonTokens(t *testing.T) {
 // reading one; the log is searched for every secret.
 func TestTokensNeverLogged(t *testing.T) {
 	var failing failingStore
-	e := newEnv(t, "sqlite", envOptions{wrap: func(s board.Store) board.Store { failing.Store = s; return &failing }})
+	e := newEnv(t, "sqlite", envOptions{wrap: func(s storetest.Store) storetest.Store { failing.Store = s; return &failing }})
 	unknown := auth.NewTokenSecret()
 	for _, tok := range []string{e.tokens["alice"], e.tokens["claude"], unknown, "tl_" + strings.Repeat("x", 10)} {
 		e.do(call{method: "GET", path: "/api/v1/workspaces", token: tok})

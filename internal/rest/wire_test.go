@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
 
 // TestWireFieldNames reads real answers as plain JSON, never through the
@@ -19,7 +19,7 @@ import (
 // TestOpenAPISnapshot fail).
 func TestWireFieldNames(t *testing.T) {
 	var failing failingStore
-	e := newEnv(t, "sqlite", envOptions{wrap: func(s board.Store) board.Store { failing.Store = s; return &failing }})
+	e := newEnv(t, "sqlite", envOptions{wrap: func(s storetest.Store) storetest.Store { failing.Store = s; return &failing }})
 	alice := e.tokens["alice"]
 
 	// A created ticket: 201, the write's envelope around the ticket.

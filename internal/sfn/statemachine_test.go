@@ -29,6 +29,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 	"github.com/ticket-ledger/ticket-ledger/internal/sfn"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
 
@@ -108,7 +109,7 @@ func (a *invokeAPI) set(before, after func(sfn.Event) error) {
 
 type sfnEnv struct {
 	svc    *board.Service
-	store  board.Store
+	store  storetest.Store
 	client *awssfn.Client
 	api    *invokeAPI
 	runner *sfn.Runner

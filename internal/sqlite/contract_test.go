@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
 	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 )
@@ -12,7 +11,7 @@ import (
 // TestContract runs the shared board.Store contract suite against a fresh
 // database file per subtest.
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) board.Store {
+	storetest.Run(t, func(t *testing.T) storetest.Store {
 		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), sqlite.FileName))
 		if err != nil {
 			t.Fatalf("sqlite.Open: %v", err)
@@ -31,7 +30,7 @@ func TestContract(t *testing.T) {
 func TestShared(t *testing.T) {
 	storetest.RunShared(t, func(t *testing.T) storetest.Instances {
 		path := filepath.Join(t.TempDir(), sqlite.FileName)
-		return func(t *testing.T) board.Store {
+		return func(t *testing.T) storetest.Store {
 			s, err := sqlite.Open(t.Context(), path)
 			if err != nil {
 				t.Fatalf("sqlite.Open: %v", err)

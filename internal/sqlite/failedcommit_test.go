@@ -186,7 +186,7 @@ func TestFailedCommitAnswersNothingDone(t *testing.T) {
 	}
 }
 
-func newService(t *testing.T, st board.Store) *board.Service {
+func newService(t *testing.T, st storetest.Store) *board.Service {
 	t.Helper()
 	svc, err := board.NewService(board.Config{Store: st, BaseURL: "https://board.test"})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// The OAuth authorization server's records (board.OAuthStore): clients,
+// The OAuth authorization server's records (oauth.Store): clients,
 // codes, grants and their tokens, in the tables of oauthSchema. The
 // atomic changes (redeeming a code, rotating a refresh token) are one
 // transaction each, whose UPDATE … WHERE carries the condition.

@@ -1,5 +1,7 @@
-// Package sqlite is the embedded store: board.Store on SQLite through
-// modernc.org/sqlite (pure Go, no cgo), in WAL mode, one file.
+// Package sqlite is the embedded store on SQLite through modernc.org/sqlite
+// (pure Go, no cgo), in WAL mode, one file: board.Store, and beside it the
+// contracts internal/auth, internal/oauth and internal/boardfile own
+// (people and tokens, the authorization server's records, moving a board).
 package sqlite
 
 import (
@@ -16,7 +18,7 @@ import (
 	modernc "modernc.org/sqlite"
 )
 
-// Store implements board.Store. Writes go through one connection, so SQLite's
+// Store implements board.Store and the contracts beside it. Writes go through one connection, so SQLite's
 // single writer never has to wait on its busy timeout inside the process;
 // reads use a pool and see committed snapshots (WAL). Concurrent writes are
 // group-committed (see commit.go): one disk sync covers a batch.
@@ -27,9 +29,9 @@ type Store struct {
 	stop  chan struct{}
 	done  chan struct{}
 	hooks atomic.Pointer[hooks] // tests only (commit.go)
-	// turn is where writers of other processes on the file meet
-	// (turnstile.go); priority: this store is an admin command's.
-	turn     *turnstile
+	// lockFile is where writers of other processes on the file meet
+	// (prioritylock.go); priority: this store is an admin command's.
+	lockFile *priorityLock
 	priority bool
 }
 
@@ -37,7 +39,7 @@ type Store struct {
 type Options struct {
 	// Priority is for admin commands run beside a server on the same file:
 	// each write gets in after at most the server's transaction in flight,
-	// or fails with ErrBusy after a bounded wait (turnstile.go).
+	// or fails with ErrBusy after a bounded wait (prioritylock.go).
 	Priority bool
 }
 
@@ -110,14 +112,14 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	// statements and FTS5's own ones again, which cost more CPU than the
 	// reads themselves. Idle connections hold no snapshot and no lock.
 	read.SetMaxIdleConns(8)
-	turn, err := openTurnstile(path)
+	lockFile, err := openPriorityLock(path)
 	if err != nil {
 		write.Close()
 		read.Close()
 		return nil, fmt.Errorf("opening %s's lock file: %w", path, err)
 	}
 	s := &Store{write: write, read: read, jobs: make(chan job), stop: make(chan struct{}), done: make(chan struct{}),
-		turn: turn, priority: o.Priority}
+		lockFile: lockFile, priority: o.Priority}
 	release, err := s.enter()
 	if err == nil {
 		err = s.busyError(s.migrate(ctx))
@@ -126,7 +128,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	if err != nil {
 		write.Close()
 		read.Close()
-		turn.close()
+		lockFile.close()
 		return nil, fmt.Errorf("preparing %s: %w", path, err)
 	}
 	go s.committer()
@@ -141,7 +143,7 @@ func (s *Store) Close() error {
 		close(s.stop)
 	}
 	<-s.done
-	return errors.Join(s.write.Close(), s.read.Close(), s.turn.close())
+	return errors.Join(s.write.Close(), s.read.Close(), s.lockFile.close())
 }
 
 // timeFormat is fixed-width so stored times compare correctly as text.

@@ -12,7 +12,7 @@ import (
 )
 
 // The OAuth authorization server's records: clients, codes, grants and
-// their tokens (board.OAuthStore).
+// their tokens (oauth.Store).
 
 func oauthTests() []contractTest {
 	return []contractTest{

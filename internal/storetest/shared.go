@@ -17,7 +17,7 @@ import (
 // file, one DynamoDB table). Each instance stands for another process: it
 // shares nothing in memory with the others (no lock, no cache), so the
 // races below reach the backend itself.
-type Instances func(t *testing.T) board.Store
+type Instances func(t *testing.T) Store
 
 // RunShared checks what shows only with many writers through the use cases
 // (board.Service): contention on one ticket, within one instance and across
@@ -286,7 +286,7 @@ func allActivity(t *testing.T, ctx context.Context, svc *board.Service, id strin
 // testRegistrationsAcrossInstances: the store-wide registration cap holds
 // when the counts come from different processes at once.
 func testRegistrationsAcrossInstances(t *testing.T, open Instances) {
-	stores := make([]board.Store, 4)
+	stores := make([]Store, 4)
 	for i := range stores {
 		stores[i] = open(t)
 	}

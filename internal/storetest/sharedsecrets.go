@@ -10,7 +10,7 @@ import (
 // testSecretAcrossInstances: instances that share nothing in memory race to
 // make the same secret; the backend keeps one.
 func testSecretAcrossInstances(t *testing.T, open Instances) {
-	stores := make([]board.Store, 4)
+	stores := make([]Store, 4)
 	for i := range stores {
 		stores[i] = open(t)
 	}

@@ -1,9 +1,10 @@
-// Package storetest is the contract test suite of board.Store. Every backend
+// Package storetest is the contract test suite of the stores: board.Store
+// and the contracts auth, oauth and boardfile own beside it (Store). Every backend
 // (SQLite, DynamoDB through minidyn and moto) calls Run unchanged from its own
 // _test.go file:
 //
 //	func TestContract(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) board.Store {
+//		storetest.Run(t, func(t *testing.T) Store {
 //			s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ledger.db"))
 //			if err != nil {
 //				t.Fatal(err)
@@ -40,8 +41,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
 // T0 is the suite's fixed clock. Writes made through the fixture's clock
@@ -66,10 +65,10 @@ type contractTest struct {
 	run  func(t *testing.T, f *fixture)
 }
 
-// Run checks store against the board.Store contract. newStore is called
+// Run checks store against the contracts (Store). newStore is called
 // once per subtest and must return an empty, freshly seeded store; it
 // registers its own cleanup with t.Cleanup. Subtests run in parallel.
-func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	runGroups(t, newStore, contractGroups())
 }
@@ -78,7 +77,7 @@ func Run(t *testing.T, newStore func(t *testing.T) board.Store) {
 // backend variant that only changes what that group is about, such as
 // DynamoDB under a model of its transaction conflicts. An unknown name
 // fails the test.
-func RunGroup(t *testing.T, name string, newStore func(t *testing.T) board.Store) {
+func RunGroup(t *testing.T, name string, newStore func(t *testing.T) Store) {
 	t.Helper()
 	for _, g := range contractGroups() {
 		if g.name == name {
@@ -127,7 +126,7 @@ func contractGroups() []contractGroup {
 	}
 }
 
-func runGroups(t *testing.T, newStore func(t *testing.T) board.Store, groups []contractGroup) {
+func runGroups(t *testing.T, newStore func(t *testing.T) Store, groups []contractGroup) {
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
 			t.Parallel()
@@ -144,7 +143,7 @@ func runGroups(t *testing.T, newStore func(t *testing.T) board.Store, groups []c
 // fixture is one subtest's store with a clock and id source.
 type fixture struct {
 	t   *testing.T
-	s   board.Store
+	s   Store
 	ctx context.Context
 
 	mu   sync.Mutex
@@ -152,7 +151,7 @@ type fixture struct {
 	seq  int
 }
 
-func newFixture(t *testing.T, s board.Store) *fixture {
+func newFixture(t *testing.T, s Store) *fixture {
 	if s == nil {
 		t.Fatal("newStore returned nil")
 	}

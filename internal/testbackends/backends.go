@@ -25,10 +25,10 @@ import (
 
 	miniserver "github.com/truora/minidyn/server"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 	"github.com/ticket-ledger/ticket-ledger/internal/sqlite"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testrequire"
 )
 
@@ -140,7 +140,7 @@ func StartMinidyn(t testing.TB, wrap func(http.Handler) http.Handler) MinidynSer
 // Backend is a fresh store on one backend.
 type Backend struct {
 	Name  string
-	Store board.Store
+	Store storetest.Store
 	// SQLitePath is the database file (sqlite).
 	SQLitePath string
 	// Endpoint and Table locate the data (minidyn, moto).
@@ -172,7 +172,7 @@ func Open(t testing.TB, name string) *Backend {
 
 // Reopen opens another instance on the same data, as a second server
 // process would.
-func (b *Backend) Reopen(t testing.TB) board.Store {
+func (b *Backend) Reopen(t testing.TB) storetest.Store {
 	t.Helper()
 	ctx := context.Background()
 	if b.Name == SQLite {

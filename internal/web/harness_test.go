@@ -17,6 +17,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/mcpserver"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/storetest"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	"github.com/ticket-ledger/ticket-ledger/internal/web"
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
@@ -30,7 +31,7 @@ const testPassword = "correct horse battery staple"
 
 type env struct {
 	t        *testing.T
-	store    board.Store
+	store    storetest.Store
 	svc      *board.Service
 	accounts *auth.Accounts
 	clock    *testbackends.Clock
@@ -51,7 +52,9 @@ type env struct {
 // (skipped with the reason, failing under make test).
 func eachStore(t *testing.T, fn func(t *testing.T, backend string)) { testbackends.Each(t, fn) }
 
-func openStore(t *testing.T, backend string) board.Store { return testbackends.Open(t, backend).Store }
+func openStore(t *testing.T, backend string) storetest.Store {
+	return testbackends.Open(t, backend).Store
+}
 
 // newEnv serves the board and /mcp in mode on a fresh store. MCP in
 // loopback mode runs as ai:agent.
@@ -63,10 +66,10 @@ func newEnv(t *testing.T, backend string, mode auth.Mode) *env {
 }
 
 // serve starts a server (another instance, when called again) on store.
-func (e *env) serve(store board.Store) string { return e.serveMode(store, e.mode) }
+func (e *env) serve(store storetest.Store) string { return e.serveMode(store, e.mode) }
 
 // serveMode starts a server in another mode on the same store.
-func (e *env) serveMode(store board.Store, mode auth.Mode) string {
+func (e *env) serveMode(store storetest.Store, mode auth.Mode) string {
 	svc, err := board.NewService(board.Config{Store: store, BaseURL: "http://board.test", Now: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)

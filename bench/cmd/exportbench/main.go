@@ -73,9 +73,9 @@ func exportRate(st mover, n int) ([]byte, float64, error) {
 	return buf.Bytes(), float64(n) / time.Since(start).Seconds(), nil
 }
 
-func importRate(st mover, file []byte, n int) (float64, error) {
+func loadRate(st mover, file []byte, n int) (float64, error) {
 	start := time.Now()
-	res, err := boardfile.Import(context.Background(), st, bytes.NewReader(file), boardfile.ImportOptions{Now: time.Now()})
+	res, err := boardfile.Load(context.Background(), st, bytes.NewReader(file), boardfile.LoadOptions{Now: time.Now()})
 	if err != nil {
 		return 0, err
 	}
@@ -127,7 +127,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		rate, err = importRate(dst, file, *n)
+		rate, err = loadRate(dst, file, *n)
 		dst.Close()
 		if err != nil {
 			log.Fatal(err)
@@ -151,24 +151,24 @@ func main() {
 		defer moto.Stop()
 		url = moto.URL
 	}
-	var dynImports, dynExports []float64
+	var dynLoads, dynExports []float64
 	for r := range *dynRounds {
 		st, err := dynamo.Connect(ctx, dynamo.Endpoint{URL: url, Table: fmt.Sprintf("exportbench-%d-%d", time.Now().UnixNano(), r), CreateTable: true, SerializeWrites: true}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			log.Fatal(err)
 		}
-		rate, err := importRate(st, file, *n)
+		rate, err := loadRate(st, file, *n)
 		if err != nil {
 			log.Fatal(err)
 		}
-		dynImports = append(dynImports, rate)
+		dynLoads = append(dynLoads, rate)
 		_, rate, err = exportRate(st, *n)
 		if err != nil {
 			log.Fatal(err)
 		}
 		dynExports = append(dynExports, rate)
-		fmt.Fprintf(os.Stderr, "moto round %d: import %.0f, export %.0f tickets/s\n", r+1, dynImports[r], dynExports[r])
+		fmt.Fprintf(os.Stderr, "moto round %d: import %.0f, export %.0f tickets/s\n", r+1, dynLoads[r], dynExports[r])
 	}
-	fmt.Printf("import-board into DynamoDB (moto): %s\n", median(dynImports))
+	fmt.Printf("import-board into DynamoDB (moto): %s\n", median(dynLoads))
 	fmt.Printf("export from DynamoDB (moto): %s\n", median(dynExports))
 }
