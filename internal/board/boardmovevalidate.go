@@ -153,7 +153,7 @@ func ValidateMovedEvent(e Event) error {
 			return invalid("event %s: field %q is not one a %s event names, or is named twice", e.ID, clip(f), e.Type)
 		}
 	}
-	if e.Type == EventTicketMoved {
+	if e.Type == EventTicketMoved || (movesWithClaim(e.Type) && (e.From != "" || e.To != "")) {
 		if err := ValidateStatus(Status(e.From)); err != nil {
 			return err
 		}
@@ -164,7 +164,10 @@ func ValidateMovedEvent(e Event) error {
 			return invalid("event %s: %s", e.ID, err.Error())
 		}
 	} else if e.From != "" || e.To != "" || e.Reason != "" {
-		return invalid("event %s: only a %s event has from, to and reason", e.ID, EventTicketMoved)
+		return invalid("event %s: only a %s, %s or %s event has from, to and reason", e.ID, EventTicketMoved, EventTicketReleased, EventTicketClaimBroken)
+	}
+	if e.Holder != "" && (!eventKinds[e.Type].ticket || len(e.Holder) > 2*maxMovedKey) {
+		return invalid("event %s: holder names the claim a ticket event ended, in at most %d characters", e.ID, 2*maxMovedKey)
 	}
 	if (e.Type == EventNoteAdded) != (e.NoteID != "") || e.NoteID != "" && !isMovedID(e.NoteID) {
 		return invalid("event %s: a %s event, and only it, names its note by an id of 1-64 letters, digits, '.', '_' or '-'", e.ID, EventNoteAdded)
@@ -200,12 +203,22 @@ type eventKind struct {
 var ticketFields = []string{"title", "body", "priority", "owner", "due", "tags", "links"}
 
 var eventKinds = map[string]eventKind{
-	EventTicketCreated:    {ticket: true},
-	EventTicketUpdated:    {ticket: true, fields: ticketFields},
-	EventTicketMoved:      {ticket: true},
-	EventNoteAdded:        {ticket: true},
-	EventWorkspaceCreated: {fields: []string{"name", "ai_policy"}},
-	EventWorkspaceUpdated: {fields: []string{"name", "ai_policy"}},
+	EventTicketCreated:      {ticket: true},
+	EventTicketUpdated:      {ticket: true, fields: ticketFields},
+	EventTicketMoved:        {ticket: true},
+	EventNoteAdded:          {ticket: true},
+	EventTicketClaimed:      {ticket: true},
+	EventTicketClaimRenewed: {ticket: true},
+	EventTicketReleased:     {ticket: true},
+	EventTicketClaimBroken:  {ticket: true},
+	EventWorkspaceCreated:   {fields: []string{"name", "ai_policy"}},
+	EventWorkspaceUpdated:   {fields: []string{"name", "ai_policy"}},
+}
+
+// movesWithClaim reports whether events of type typ may carry a move: a
+// release with a status moves the ticket in the same write.
+func movesWithClaim(typ string) bool {
+	return typ == EventTicketReleased || typ == EventTicketClaimBroken
 }
 
 // maxMovedKey bounds a moved record's principal and request id: an

@@ -22,6 +22,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateEventFilters,
 	migrateWordSearch,
 	migrateCJKPairs,
+	migrateClaims,
 }
 
 // schemaVersion is the version this code reads and writes.

@@ -124,6 +124,7 @@ func contractGroups() []contractGroup {
 		{"WorkspaceWrites", workspaceWriteTests()},
 		{"Tasks", taskTests()},
 		{"Secrets", secretTests()},
+		{"Claims", claimTests()},
 	}
 }
 
