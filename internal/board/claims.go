@@ -80,6 +80,10 @@ type ClaimResult struct {
 
 func (r *ClaimResult) markReplayed() { r.Replayed = true }
 
+// WasReplayed reports whether this claim answers a retry with the first
+// call's ticket and token.
+func (r ClaimResult) WasReplayed() bool { return r.Replayed }
+
 // ReleaseResult answers release_ticket.
 type ReleaseResult struct {
 	RequestID string `json:"request_id"`
@@ -91,6 +95,10 @@ type ReleaseResult struct {
 }
 
 func (r *ReleaseResult) markReplayed() { r.Replayed = true }
+
+// WasReplayed reports whether this release answers a retry with the first
+// call's result.
+func (r ReleaseResult) WasReplayed() bool { return r.Replayed }
 
 // ClaimTicketInput claims one ticket, or renews the caller's claim on it.
 type ClaimTicketInput struct {
