@@ -67,6 +67,13 @@ func TestClaimLoop(t *testing.T) {
 			if none := call[claimed](t, cs, "claim_next", map[string]any{"request_id": "n2", "workspace": "inbox"}); none.Ticket != nil || none.Claim != nil {
 				t.Errorf("claim_next with nothing ready: %+v, want null ticket and claim", none)
 			}
+			// The ticket resources say who holds what, and what the claims did.
+			if md := readText(t, cs, "ticket://inbox-1"); !strings.Contains(md, "- claimed: by ai:other until ") {
+				t.Errorf("ticket://inbox-1 does not show its claim:\n%s", md)
+			}
+			if md := readText(t, cs, "ticket://inbox-2"); !strings.Contains(md, "released, moved doing → done") || strings.Contains(md, "- claimed:") {
+				t.Errorf("ticket://inbox-2 does not show the release:\n%s", md)
+			}
 			list := call[board.TicketList](t, cs, "list_tickets", map[string]any{"workspace": "inbox", "claimed": true})
 			if len(list.Tickets) != 1 || list.Tickets[0].ID != "inbox-1" || list.Tickets[0].Claim.By != "ai:other" {
 				t.Errorf("claimed tickets: %+v", list.Tickets)
