@@ -77,6 +77,9 @@ func ValidateMovedTicket(t Ticket) error {
 	if t.CreatedFor != "" && !isPersonAuthor(t.CreatedFor) {
 		return invalid("ticket %s: created_for %q must be human:<handle>", t.ID, clip(t.CreatedFor))
 	}
+	if err := validateMovedClaim(t); err != nil {
+		return err
+	}
 	if err := validateMovedTicketURL(t); err != nil {
 		return err
 	}
@@ -85,6 +88,25 @@ func ValidateMovedTicket(t Ticket) error {
 	}
 	if t.Version < 1 {
 		return invalid("ticket %s: version %d must be at least 1", t.ID, t.Version)
+	}
+	return nil
+}
+
+// validateMovedClaim checks a moved ticket's claim, if it has one: a
+// holder as a claim names one, and a lease that ends after it began.
+func validateMovedClaim(t Ticket) error {
+	c := t.Claim
+	if c == nil {
+		return nil
+	}
+	if err := ValidateAuthor("claim.by", c.By); err != nil {
+		return err
+	}
+	if c.For != "" && !isPersonAuthor(c.For) {
+		return invalid("ticket %s: claim.for %q must be human:<handle>", t.ID, clip(c.For))
+	}
+	if c.Since.IsZero() || !c.Until.After(c.Since) {
+		return invalid("ticket %s: a claim's since must be set and its until after it", t.ID)
 	}
 	return nil
 }
