@@ -36,8 +36,9 @@ type ClaimCandidates struct {
 	Tickets []Ticket
 }
 
-// priorityRank orders priorities for claim_next: urgent first.
-func priorityRank(p Priority) int {
+// PriorityRank orders priorities for claim_next: urgent (0) first, low (3)
+// last; stores key their claim indexes by it.
+func PriorityRank(p Priority) int {
 	switch p {
 	case PriorityUrgent:
 		return 0
@@ -53,7 +54,7 @@ func priorityRank(p Priority) int {
 // priority first, then the older (lower number). Stores that sort in
 // memory use it.
 func ClaimOrder(a, b Ticket) int {
-	if ra, rb := priorityRank(a.Priority), priorityRank(b.Priority); ra != rb {
+	if ra, rb := PriorityRank(a.Priority), PriorityRank(b.Priority); ra != rb {
 		return ra - rb
 	}
 	switch {

@@ -3,7 +3,8 @@ package dynamo
 import (
 	"context"
 	"encoding/json"
-	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -14,7 +15,10 @@ import (
 // A ticket's claim lives on its item: in the doc (who, since, until, and
 // the token's hash, which answers never show), and as claim_until, a
 // fixed-width time that filters compare with the caller's now. An expired
-// claim stays as written; a lease runs out with no write.
+// claim stays as written; a lease runs out with no write. Open tickets
+// (candidate, waiting_ai) also carry the keys of the claimable index,
+// which lists them per workspace and status in claim_next's order: the
+// write that moves a ticket out of an open status drops them.
 
 // attrClaimUntil is the claim's until (orderTime), absent when unclaimed.
 const attrClaimUntil = "claim_until"
@@ -47,11 +51,22 @@ func decodeTicketDoc(item map[string]types.AttributeValue) (board.Ticket, error)
 	return st.Ticket, nil
 }
 
-// putClaimAttrs adds the claim's filter attribute to a ticket item.
+// putClaimAttrs adds the claim's filter attribute to a ticket item, and
+// places an open ticket in the claimable index.
 func putClaimAttrs(item map[string]types.AttributeValue, t board.Ticket) {
 	if t.Claim != nil {
 		item[attrClaimUntil] = str(orderTime(t.Claim.Until))
 	}
+	if board.IsOpenStatus(t.Status) {
+		item[attrClaimWS] = str(t.Workspace + "#" + string(t.Status))
+		item[attrClaimKey] = str(claimKey(t))
+	}
+}
+
+// claimKey sorts an open ticket as claim_next hands it out: by priority
+// rank (one digit), then number.
+func claimKey(t board.Ticket) string {
+	return strconv.Itoa(board.PriorityRank(t.Priority)) + "#" + paddedNumber(t.Number)
 }
 
 // claimedFilter is a FilterExpression keeping tickets with (claimed) or
@@ -64,15 +79,16 @@ func claimedFilter(claimed bool, now string, names map[string]string, values map
 	return "(attribute_not_exists(#cu) OR #cu <= :now)"
 }
 
-// claimScan bounds the tickets ClaimCandidates examines: the oldest this
-// many free tickets of the status, of which the highest priority come
-// first. A status holding more free tickets than this hands out the
-// highest priority among its oldest claimScan.
-const claimScan = 500
+// claimScan bounds the tickets ClaimCandidates examines: the index lists
+// free and held open tickets alike (a claim runs out with no write, so
+// the index cannot drop held ones), and held ones are skipped by a filter.
+// Live claims are as many as the agents working, far fewer than this.
+const claimScan = 1000
 
-// ClaimCandidates reads the status index oldest first, keeping tickets
-// free at q.Now that match the filters, up to claimScan examined, and
-// answers the first q.Limit of them in claim_next's order.
+// ClaimCandidates reads the claimable index (open tickets of one status,
+// most urgent then oldest first) from its start, keeping tickets free at
+// q.Now that match the tag and owner, until it has q.Limit of them or has
+// examined claimScan.
 func (s *Store) ClaimCandidates(ctx context.Context, q board.ClaimQuery) (board.ClaimCandidates, error) {
 	var out board.ClaimCandidates
 	policy, err := s.readableWorkspace(ctx, q.Workspace, q.Readable)
@@ -80,7 +96,7 @@ func (s *Store) ClaimCandidates(ctx context.Context, q board.ClaimQuery) (board.
 	if err != nil {
 		return out, err
 	}
-	names := map[string]string{"#k": attrWSStatus, "#num": attrNum, "#doc": attrDoc, "#docz": zipped(attrDoc)}
+	names := map[string]string{"#k": attrClaimWS, "#num": attrNum, "#doc": attrDoc, "#docz": zipped(attrDoc)}
 	values := map[string]types.AttributeValue{":k": str(q.Workspace + "#" + string(q.Status))}
 	filters := []string{claimedFilter(false, orderTime(q.Now), names, values)}
 	if q.Owner != "" {
@@ -91,24 +107,20 @@ func (s *Store) ClaimCandidates(ctx context.Context, q board.ClaimQuery) (board.
 		names["#tags"], values[":tag"] = attrTags, str("|"+q.Tag+"|")
 		filters = append(filters, "contains(#tags, :tag)")
 	}
-	filter := filters[0]
-	for _, f := range filters[1:] {
-		filter += " AND " + f
-	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
-		IndexName:                 aws.String(indexByStatus),
+		IndexName:                 aws.String(indexClaimable),
 		KeyConditionExpression:    aws.String("#k = :k"),
-		FilterExpression:          aws.String(filter),
+		FilterExpression:          aws.String(strings.Join(filters, " AND ")),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 		ScanIndexForward:          aws.Bool(true),
 		ProjectionExpression:      aws.String("#doc, #docz, #num"),
 	}
 	out.Tickets = []board.Ticket{}
-	examined := 0
-	for examined < claimScan {
-		in.Limit = aws.Int32(int32(min(100, claimScan-examined)))
+	ask, examined := q.Limit+1, 0
+	for {
+		in.Limit = aws.Int32(int32(min(ask, claimScan-examined)))
 		page, err := s.query(ctx, in)
 		if err != nil {
 			return out, err
@@ -118,19 +130,19 @@ func (s *Store) ClaimCandidates(ctx context.Context, q board.ClaimQuery) (board.
 			if err != nil {
 				return out, err
 			}
-			if _, ok := (board.TicketQuery{Status: q.Status, Owner: q.Owner, Tag: q.Tag}).Matches(t, nil); ok && t.FreeAt(q.Now) {
-				out.Tickets = append(out.Tickets, t)
+			// The index may lag the ticket: check what it says now.
+			if _, ok := (board.TicketQuery{Status: q.Status, Owner: q.Owner, Tag: q.Tag}).Matches(t, nil); !ok || !t.FreeAt(q.Now) {
+				continue
+			}
+			if out.Tickets = append(out.Tickets, t); len(out.Tickets) == q.Limit {
+				return out, nil
 			}
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			break
-		}
 		examined += scanned(page.ScannedCount, in.Limit)
+		if len(page.LastEvaluatedKey) == 0 || examined >= claimScan {
+			return out, nil
+		}
 		in.ExclusiveStartKey = page.LastEvaluatedKey
+		ask *= growth
 	}
-	slices.SortFunc(out.Tickets, board.ClaimOrder)
-	if len(out.Tickets) > q.Limit {
-		out.Tickets = out.Tickets[:q.Limit]
-	}
-	return out, nil
 }

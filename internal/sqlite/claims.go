@@ -19,21 +19,23 @@ const claimRank = `(CASE priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN '
 
 // migrateClaims (5 → 6) adds the claim columns and the index claim_next
 // reads: a workspace's open tickets per status, by priority then number.
+// It adds only what is missing, so a file whose version was set back runs
+// it again unharmed.
 func migrateClaims(ctx context.Context, tx *sql.Tx) error {
-	for _, q := range []string{
-		`ALTER TABLE tickets ADD COLUMN claim_by TEXT`,
-		`ALTER TABLE tickets ADD COLUMN claim_for TEXT`,
-		`ALTER TABLE tickets ADD COLUMN claim_since TEXT`,
-		`ALTER TABLE tickets ADD COLUMN claim_until TEXT`,
-		`ALTER TABLE tickets ADD COLUMN claim_token TEXT`,
-		`CREATE INDEX tickets_claimable ON tickets (workspace, status, ` + claimRank + `, number)
-			WHERE status IN ('candidate', 'waiting_ai')`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
+	for _, c := range []string{"claim_by", "claim_for", "claim_since", "claim_until", "claim_token"} {
+		var have int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('tickets') WHERE name = ?`, c).Scan(&have); err != nil {
 			return err
 		}
+		if have == 0 {
+			if _, err := tx.ExecContext(ctx, `ALTER TABLE tickets ADD COLUMN `+c+` TEXT`); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
+	_, err := tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS tickets_claimable ON tickets (workspace, status, `+claimRank+`, number)
+		WHERE status IN ('candidate', 'waiting_ai')`)
+	return err
 }
 
 // claimColumns are the claim columns as scanned.
