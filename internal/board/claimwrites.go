@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -145,7 +146,7 @@ func (s *Service) ClaimNext(ctx context.Context, in ClaimNextInput) (ClaimResult
 		if len(found.Tickets) == 0 {
 			return ClaimResult{RequestID: in.RequestID}, nil
 		}
-		for _, t := range found.Tickets {
+		for _, t := range claimOrder(found.Tickets) {
 			res, done, err := s.claimCandidate(ctx, p, rec, lc, t, in.RequestID, lease)
 			if done || err != nil {
 				return res, err
@@ -154,6 +155,20 @@ func (s *Service) ClaimNext(ctx context.Context, in ClaimNextInput) (ClaimResult
 		// Every candidate went to someone else meanwhile: read again.
 	}
 	return ClaimResult{}, Errorf(CodeConflict, "workspace '%s' has many agents claiming at once and this call kept losing; nothing was claimed by it, retry with the same request_id", in.Workspace)
+}
+
+// claimOrder is the order one call tries the candidates in: the first
+// (the most urgent, oldest), then the others from a random one on. Alone,
+// a caller gets the first; callers racing for it all try it, one wins,
+// and the losers spread over the rest instead of all losing the second
+// too, and the third.
+func claimOrder(ts []Ticket) []Ticket {
+	if len(ts) < 3 {
+		return ts
+	}
+	rest := ts[1:]
+	k := rand.IntN(len(rest))
+	return append(append([]Ticket{ts[0]}, rest[k:]...), rest[:k]...)
 }
 
 // claimCandidate tries to claim t for p. done is false when t went to
