@@ -145,6 +145,18 @@ bench-hot:
 	$(GO) run ./bench/cmd/hot -stores minidyn -calls 20 $(HOTFLAGS)
 	scripts/with-moto.sh $(GO) run ./bench/cmd/hot -stores moto -calls 5 $(HOTFLAGS)
 
+# A workspace as a work queue (bench/cmd/claims): 32 agents over 4 service
+# instances call claim_next until none is left, releasing each ticket as
+# done; every ticket must be claimed exactly once. SQLite with 2 000
+# tickets; minidyn, minidyn under the conflict model and moto with 200
+# (the emulators copy the table on every transaction). CLAIMSFLAGS adds
+# flags. Not part of `make test`; figures in docs/benchmarks.md.
+CLAIMSFLAGS ?=
+.PHONY: bench-claims
+bench-claims:
+	$(GO) run ./bench/cmd/claims -stores sqlite -tickets 2000 $(CLAIMSFLAGS)
+	scripts/with-moto.sh $(GO) run ./bench/cmd/claims -stores minidyn,conflicts,moto -tickets 200 $(CLAIMSFLAGS)
+
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap (the agents' function), web/bootstrap
 # (the board's), worker/bootstrap and indexer/bootstrap for Lambda

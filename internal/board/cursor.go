@@ -26,7 +26,12 @@ const toolListTickets = "list_tickets"
 const searchCursorVersion = 2
 
 func filterHash(q TicketQuery) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s", q.Workspace, q.Status, q.Owner, q.Tag, q.Query))
+	b := fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s", q.Workspace, q.Status, q.Owner, q.Tag, q.Query)
+	if q.Claimed != nil {
+		// Only when set, so cursors of lists without it stay valid.
+		b = fmt.Appendf(b, "\x00claimed=%t", *q.Claimed)
+	}
+	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:8])
 }
 
@@ -44,7 +49,7 @@ func decodeCursor(seal *cursorSeal, s string, q TicketQuery) (before int64, tier
 		return 0, 0, forgedCursor(toolListTickets)
 	}
 	if c.Filter != filterHash(q) {
-		return 0, 0, invalid("cursor was issued for other filters; repeat the same workspace, status, owner, tag and query, or omit cursor to start over")
+		return 0, 0, invalid("cursor was issued for other filters; repeat the same workspace, status, owner, tag, claimed and query, or omit cursor to start over")
 	}
 	if q.Query != "" && c.Version != searchCursorVersion {
 		return 0, 0, invalid("cursor was issued by an earlier version of search, which matched text differently; omit cursor to start the search over")

@@ -38,6 +38,8 @@ type UpdateTicketInput struct {
 	Links     *[]Link   `json:"links,omitempty" jsonschema:"replaces all links (up to 20); null or [] clears them"`
 	// Status is accepted by the schema only so the refusal can name move_ticket.
 	Status *string `json:"status,omitempty" jsonschema:"not accepted: status changes go through move_ticket"`
+	// ClaimToken lets the holder of a live claim write (claims.go).
+	ClaimToken string `json:"claim_token,omitempty" jsonschema:"the token of your claim, when you hold one on this ticket (claim_ticket, claim_next); while someone else's claim is live an agent's change is refused"`
 
 	// IfVersion, when not 0, is a precondition (REST: If-Match): the
 	// change is made only while the ticket is at this version, else
@@ -81,6 +83,8 @@ type MoveTicketInput struct {
 	ID        string `json:"id" jsonschema:"ticket id, e.g. inbox-21"`
 	Status    Status `json:"status" jsonschema:"candidate, doing, waiting_human, waiting_ai, done or hold"`
 	Reason    string `json:"reason,omitempty" jsonschema:"why, up to 1000 characters; kept in the history"`
+	// ClaimToken lets the holder of a live claim move the ticket (claims.go).
+	ClaimToken string `json:"claim_token,omitempty" jsonschema:"the token of your claim, when you hold one on this ticket (claim_ticket, claim_next); while someone else's claim is live an agent's move is refused"`
 }
 
 // AddNoteInput adds a note to a ticket.
@@ -96,6 +100,7 @@ type ListTicketsInput struct {
 	Status    Status `json:"status,omitempty" jsonschema:"only tickets in this status"`
 	Owner     string `json:"owner,omitempty" jsonschema:"only tickets with this owner (human, human:<handle> or ai:<name>)"`
 	Tag       string `json:"tag,omitempty" jsonschema:"only tickets with this tag"`
+	Claimed   *bool  `json:"claimed,omitempty" jsonschema:"true: only tickets someone holds a live claim on; false: only tickets nobody holds"`
 	Query     string `json:"query,omitempty" jsonschema:"words to find in title, body or tags: every word must occur, case-insensitively, as a whole word (letters and digits; punctuation separates words); the last word, unless followed by a space, also matches words it begins (type-ahead, from 2 letters). Japanese, Chinese and Korean text: any 2 or more adjacent characters of it (記事, 下書き), never 1 alone. Title matches come first, then the rest, newest first in each"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`

@@ -113,6 +113,13 @@ func (s *Service) shownTicket(t Ticket) Ticket {
 	if t.Links == nil {
 		t.Links = []Link{}
 	}
+	if !t.Claim.LiveAt(s.now()) {
+		t.Claim = nil // a lease that ran out holds nothing
+	} else {
+		shown := *t.Claim
+		shown.TokenHash = ""
+		t.Claim = &shown
+	}
 	return t
 }
 
@@ -134,7 +141,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 			return TicketList{}, inField("query", err)
 		}
 	}
-	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Query: in.Query, Limit: in.Limit,
+	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Claimed: in.Claimed, Now: s.now(), Query: in.Query, Limit: in.Limit,
 		Readable: readablePolicies(PrincipalFrom(ctx)), MaxBytes: answerJSONBound - shellOverhead, MaxScan: DefaultScan}
 	var seal *cursorSeal // read (once per process) only for a page that takes or hands out a cursor
 	if in.Cursor != "" {
@@ -176,7 +183,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 // the whole workspace or one status. Any other filter would need a count
 // of its own, so the answer says nothing rather than pay for one.
 func listTotal(q TicketQuery, counts map[Status]int) *int {
-	if counts == nil || q.Owner != "" || q.Tag != "" || q.Query != "" {
+	if counts == nil || q.Owner != "" || q.Tag != "" || q.Query != "" || q.Claimed != nil {
 		return nil
 	}
 	n := 0

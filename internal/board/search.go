@@ -232,7 +232,8 @@ func (q TicketQuery) Matches(t Ticket, s *Search) (tier int, ok bool) {
 	switch {
 	case q.Status != "" && t.Status != q.Status,
 		q.Owner != "" && (t.Owner == nil || *t.Owner != q.Owner),
-		q.Tag != "" && !slices.Contains(t.Tags, q.Tag):
+		q.Tag != "" && !slices.Contains(t.Tags, q.Tag),
+		q.Claimed != nil && *q.Claimed != t.Claim.LiveAt(q.Now):
 		return 0, false
 	}
 	if s == nil {

@@ -36,6 +36,9 @@ type Store interface {
 	// The server's own secrets, shared by every process (secretstore.go).
 	SecretStore
 
+	// The tickets claim_next may hand out (claimstore.go).
+	ClaimStore
+
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)
 	// GetWorkspace returns one workspace with its counts, or ErrNotFound.
@@ -127,7 +130,11 @@ type TicketQuery struct {
 	Owner     string
 	Tag       string
 	Query     string // words (search.go); the store parses it with ParseSearch
-	Before    int64
+	// Claimed, when set, keeps only tickets with (true) or without
+	// (false) a claim live at Now.
+	Claimed *bool
+	Now     time.Time
+	Before  int64
 	// Tier: with a Query, the search tier Before lies in (search.go);
 	// the tiers after it follow in full.
 	Tier  int

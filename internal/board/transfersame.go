@@ -20,7 +20,17 @@ func SameTicket(a, b Ticket) bool {
 		a.Body == b.Body && a.Status == b.Status && a.Priority == b.Priority && sameString(a.Owner, b.Owner) &&
 		sameString(a.Due, b.Due) && slices.Equal(a.Tags, b.Tags) && slices.Equal(a.Links, b.Links) &&
 		a.CreatedBy == b.CreatedBy && a.CreatedFor == b.CreatedFor && a.CreatedAt.Equal(b.CreatedAt) &&
-		a.UpdatedAt.Equal(b.UpdatedAt) && sameTime(a.CompletedAt, b.CompletedAt) && a.URL == b.URL && a.Version == b.Version
+		a.UpdatedAt.Equal(b.UpdatedAt) && sameTime(a.CompletedAt, b.CompletedAt) && a.URL == b.URL && a.Version == b.Version &&
+		sameClaim(a.Claim, b.Claim)
+}
+
+// sameClaim compares claims as answers show them: the token's hash is a
+// store's own and does not travel.
+func sameClaim(a, b *Claim) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.By == b.By && a.For == b.For && a.Since.Equal(b.Since) && a.Until.Equal(b.Until)
 }
 
 // SameNote reports whether two notes are the same.
@@ -33,7 +43,7 @@ func SameNote(a, b Note) bool {
 func SameEvent(a, b Event) bool {
 	return a.ID == b.ID && a.Workspace == b.Workspace && a.TicketID == b.TicketID && a.Type == b.Type &&
 		slices.Equal(a.Fields, b.Fields) && a.From == b.From && a.To == b.To && a.Reason == b.Reason &&
-		a.NoteID == b.NoteID && a.Author == b.Author && a.OnBehalfOf == b.OnBehalfOf && a.Source == b.Source &&
+		a.NoteID == b.NoteID && a.Holder == b.Holder && a.Author == b.Author && a.OnBehalfOf == b.OnBehalfOf && a.Source == b.Source &&
 		a.RequestID == b.RequestID && a.At.Equal(b.At)
 }
 

@@ -77,6 +77,9 @@ func ValidateTransferredTicket(t Ticket) error {
 	if t.CreatedFor != "" && !isPersonAuthor(t.CreatedFor) {
 		return invalid("ticket %s: created_for %q must be human:<handle>", t.ID, clip(t.CreatedFor))
 	}
+	if err := validateTransferredClaim(t); err != nil {
+		return err
+	}
 	if err := validateTransferredTicketURL(t); err != nil {
 		return err
 	}
@@ -85,6 +88,25 @@ func ValidateTransferredTicket(t Ticket) error {
 	}
 	if t.Version < 1 {
 		return invalid("ticket %s: version %d must be at least 1", t.ID, t.Version)
+	}
+	return nil
+}
+
+// validateTransferredClaim checks a moved ticket's claim, if it has one: a
+// holder as a claim names one, and a lease that ends after it began.
+func validateTransferredClaim(t Ticket) error {
+	c := t.Claim
+	if c == nil {
+		return nil
+	}
+	if err := ValidateAuthor("claim.by", c.By); err != nil {
+		return err
+	}
+	if c.For != "" && !isPersonAuthor(c.For) {
+		return invalid("ticket %s: claim.for %q must be human:<handle>", t.ID, clip(c.For))
+	}
+	if c.Since.IsZero() || !c.Until.After(c.Since) {
+		return invalid("ticket %s: a claim's since must be set and its until after it", t.ID)
 	}
 	return nil
 }
@@ -153,7 +175,7 @@ func ValidateTransferredEvent(e Event) error {
 			return invalid("event %s: field %q is not one a %s event names, or is named twice", e.ID, clip(f), e.Type)
 		}
 	}
-	if e.Type == EventTicketMoved {
+	if e.Type == EventTicketMoved || (movesWithClaim(e.Type) && (e.From != "" || e.To != "")) {
 		if err := ValidateStatus(Status(e.From)); err != nil {
 			return err
 		}
@@ -164,7 +186,10 @@ func ValidateTransferredEvent(e Event) error {
 			return invalid("event %s: %s", e.ID, err.Error())
 		}
 	} else if e.From != "" || e.To != "" || e.Reason != "" {
-		return invalid("event %s: only a %s event has from, to and reason", e.ID, EventTicketMoved)
+		return invalid("event %s: only a %s, %s or %s event has from, to and reason", e.ID, EventTicketMoved, EventTicketReleased, EventTicketClaimBroken)
+	}
+	if e.Holder != "" && (!eventKinds[e.Type].ticket || len(e.Holder) > 2*maxTransferredKey) {
+		return invalid("event %s: holder names the claim a ticket event ended, in at most %d characters", e.ID, 2*maxTransferredKey)
 	}
 	if (e.Type == EventNoteAdded) != (e.NoteID != "") || e.NoteID != "" && !isTransferredID(e.NoteID) {
 		return invalid("event %s: a %s event, and only it, names its note by an id of 1-64 letters, digits, '.', '_' or '-'", e.ID, EventNoteAdded)
@@ -200,12 +225,22 @@ type eventKind struct {
 var ticketFields = []string{"title", "body", "priority", "owner", "due", "tags", "links"}
 
 var eventKinds = map[string]eventKind{
-	EventTicketCreated:    {ticket: true},
-	EventTicketUpdated:    {ticket: true, fields: ticketFields},
-	EventTicketMoved:      {ticket: true},
-	EventNoteAdded:        {ticket: true},
-	EventWorkspaceCreated: {fields: []string{"name", "ai_policy"}},
-	EventWorkspaceUpdated: {fields: []string{"name", "ai_policy"}},
+	EventTicketCreated:      {ticket: true},
+	EventTicketUpdated:      {ticket: true, fields: ticketFields},
+	EventTicketMoved:        {ticket: true},
+	EventNoteAdded:          {ticket: true},
+	EventTicketClaimed:      {ticket: true},
+	EventTicketClaimRenewed: {ticket: true},
+	EventTicketReleased:     {ticket: true},
+	EventTicketClaimBroken:  {ticket: true},
+	EventWorkspaceCreated:   {fields: []string{"name", "ai_policy"}},
+	EventWorkspaceUpdated:   {fields: []string{"name", "ai_policy"}},
+}
+
+// movesWithClaim reports whether events of type typ may carry a move: a
+// release with a status moves the ticket in the same write.
+func movesWithClaim(typ string) bool {
+	return typ == EventTicketReleased || typ == EventTicketClaimBroken
 }
 
 // maxTransferredKey bounds a moved record's principal and request id: an

@@ -90,6 +90,10 @@ type Ticket struct {
 	CompletedAt *time.Time `json:"completed_at"`
 	URL         string     `json:"url"`
 	Version     int64      `json:"version"`
+	// Claim is who holds the ticket while they work on it (claims.go);
+	// nil when nobody does. Stores keep an expired claim as it was
+	// written: answers show it as null once its until has passed.
+	Claim *Claim `json:"claim"`
 }
 
 // Note is a comment on a ticket.
@@ -124,6 +128,12 @@ const (
 	EventTicketMoved      = "ticket.moved"
 	EventNoteAdded        = "note.added"
 	EventWorkspaceUpdated = "workspace.updated"
+	// Claims (claims.go): a claim taken, its lease renewed, ended by its
+	// holder, or ended by a person for someone else (Holder names whose).
+	EventTicketClaimed      = "ticket.claimed"
+	EventTicketClaimRenewed = "ticket.claim_renewed"
+	EventTicketReleased     = "ticket.released"
+	EventTicketClaimBroken  = "ticket.claim_broken"
 )
 
 // FieldChange is one field of a ticket.updated event: its value before and
@@ -153,7 +163,11 @@ type Event struct {
 	To      string        `json:"to,omitempty"`     // ticket.moved
 	Reason  string        `json:"reason,omitempty"` // ticket.moved
 	NoteID  string        `json:"note_id,omitempty"`
-	Author  string        `json:"author"`
+	// Holder names the claim a write ended that was not its author's
+	// ("ai:claude for human:alice"): a claim broken, or ended by a
+	// person's move.
+	Holder string `json:"holder,omitempty"`
+	Author string `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source     Source    `json:"source"`

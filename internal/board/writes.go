@@ -238,6 +238,11 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 		if in.IfVersion != 0 && before.Version != in.IfVersion {
 			return change{}, Errorf(CodePreconditionFailed, "ticket '%s' is at version %d, not %d: it changed since you read it, and nothing was written. Read it again and send the change with its current version", in.ID, before.Version, in.IfVersion)
 		}
+		assignsSelf := in.Owner.Set && in.Owner.Value != nil && *in.Owner.Value == p.Author
+		ended, err := guardClaim(p, before, in.ClaimToken, rec.CreatedAt, assignsSelf)
+		if err != nil {
+			return change{}, err
+		}
 		after := before
 		after.Tags = slices.Clone(before.Tags)
 		after.Links = slices.Clone(before.Links)
@@ -292,6 +297,10 @@ func (s *Service) UpdateTicket(ctx context.Context, in UpdateTicketInput) (Ticke
 		ch.after = &after
 		ch.event = &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventTicketUpdated,
 			Title: after.Title, Fields: fields, Changes: changes, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
+		if ended != nil {
+			after.Claim = nil // a person took the ticket: the agent's claim ends
+			ch.event.Holder = ended.holder()
+		}
 		return ch, nil
 	})
 	if err != nil {
@@ -310,24 +319,24 @@ func (s *Service) MoveTicket(ctx context.Context, in MoveTicketInput) (MoveResul
 		ch := change{result: func(t Ticket, _ *Note) any {
 			return MoveResult{RequestID: in.RequestID, Ticket: t, From: from, To: in.Status}
 		}}
+		ended, err := guardClaim(p, before, in.ClaimToken, rec.CreatedAt, true)
+		if err != nil {
+			return change{}, err
+		}
 		if from == in.Status {
 			return ch, nil // already there: record the call, change nothing
 		}
 		after := before
-		after.Status = in.Status
 		after.Version = before.Version + 1
-		after.UpdatedAt = rec.CreatedAt
-		switch {
-		case in.Status == StatusDone:
-			at := rec.CreatedAt
-			after.CompletedAt = &at
-		case from == StatusDone:
-			after.CompletedAt = nil
-		}
+		moveTo(&after, in.Status, rec.CreatedAt)
 		ch.after = &after
 		ch.event = &Event{ID: s.newID(), Workspace: before.Workspace, TicketID: before.ID, Type: EventTicketMoved,
 			Title: before.Title, From: string(from), To: string(in.Status), Reason: in.Reason,
 			Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, RequestID: in.RequestID, At: rec.CreatedAt}
+		if ended != nil {
+			after.Claim = nil // a person moved the ticket: the agent's claim ends
+			ch.event.Holder = ended.holder()
+		}
 		return ch, nil
 	})
 	if err != nil {

@@ -48,7 +48,7 @@ func countAttr(s board.Status) string { return countPrefix + string(s) }
 // in the workspace listing, the status listing and (if owned) the owner
 // listing.
 func ticketItem(t board.Ticket) (map[string]types.AttributeValue, error) {
-	doc, err := json.Marshal(t)
+	doc, err := ticketDoc(t)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +75,7 @@ func ticketItem(t board.Ticket) (map[string]types.AttributeValue, error) {
 		}
 	}
 	item[attrTags] = str(tagsValue(t.Tags))
+	putClaimAttrs(item, t)
 	return item, nil
 }
 
@@ -94,7 +95,7 @@ func tagKey(id, tag string) map[string]types.AttributeValue { return key(pkTagsP
 func tagsValue(tags []string) string { return "|" + strings.Join(tags, "|") + "|" }
 
 func decodeTicket(item map[string]types.AttributeValue) (board.Ticket, error) {
-	t, err := decodeDoc[board.Ticket](item)
+	t, err := decodeTicketDoc(item)
 	if err != nil {
 		return t, err
 	}

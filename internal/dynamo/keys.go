@@ -33,20 +33,26 @@ const (
 	// <due>#<zero-padded number>, so the index lists them earliest due first.
 	attrDueWS  = "du_ws"
 	attrDueKey = "du_key"
+	// On open tickets only (candidate, waiting_ai; sparse): <slug>#<status>,
+	// and <priority rank>#<zero-padded number>, so the index lists them as
+	// claim_next hands them out (claims.go).
+	attrClaimWS  = "cl_ws_status"
+	attrClaimKey = "cl_key"
 )
 
 // Index names.
 const (
-	indexTickets  = "tickets"           // tk_ws, tk_n: a workspace's tickets, newest first
-	indexByStatus = "tickets_by_status" // tk_ws_status, tk_n
-	indexByOwner  = "tickets_by_owner"  // tk_ws_owner, tk_n
-	indexEvents   = "events"            // ev_ws, ev_at: a workspace's history
-	indexByTag    = "tickets_by_tag"    // tg_ws_tag, tk_n: tag items (keys only)
-	indexOpenDue  = "tickets_open_due"  // du_ws, du_key: open tickets with a due date
+	indexTickets   = "tickets"           // tk_ws, tk_n: a workspace's tickets, newest first
+	indexByStatus  = "tickets_by_status" // tk_ws_status, tk_n
+	indexByOwner   = "tickets_by_owner"  // tk_ws_owner, tk_n
+	indexEvents    = "events"            // ev_ws, ev_at: a workspace's history
+	indexByTag     = "tickets_by_tag"    // tg_ws_tag, tk_n: tag items (keys only)
+	indexOpenDue   = "tickets_open_due"  // du_ws, du_key: open tickets with a due date
+	indexClaimable = "tickets_claimable" // cl_ws_status, cl_key: open tickets, most urgent then oldest first
 )
 
 // indexNames are every index the store queries; EnsureTable checks them.
-var indexNames = []string{indexTickets, indexByStatus, indexByOwner, indexEvents, indexByTag, indexOpenDue}
+var indexNames = []string{indexTickets, indexByStatus, indexByOwner, indexEvents, indexByTag, indexOpenDue, indexClaimable}
 
 // Partition key prefixes and fixed sort keys.
 const (

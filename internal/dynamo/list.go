@@ -198,6 +198,9 @@ func (s *Store) ticketQuery(q board.TicketQuery) *dynamodb.QueryInput {
 		names["#owner"], values[":owner"] = attrOwnerTk, str(q.Owner)
 		filters = append(filters, "#owner = :owner")
 	}
+	if q.Claimed != nil {
+		filters = append(filters, claimedFilter(*q.Claimed, orderTime(q.Now), names, values))
+	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(index),
@@ -233,7 +236,7 @@ func (s *Store) listByTag(ctx context.Context, q board.TicketQuery, b *pageBuild
 		ExpressionAttributeValues: values,
 		ScanIndexForward:          aws.Bool(false),
 	}
-	checked := q.Status != "" || q.Owner != ""
+	checked := q.Status != "" || q.Owner != "" || q.Claimed != nil
 	match := func(t board.Ticket) bool { _, ok := q.Matches(t, nil); return ok }
 	ask, examined := b.limit+1, 0
 	for {

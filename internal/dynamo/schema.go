@@ -17,7 +17,7 @@ import (
 // become ACTIVE (DynamoDB takes seconds to minutes; local endpoints none).
 const tableReadyTimeout = 5 * time.Minute
 
-// CreateTableInput is the table's schema: the key, the six indexes and
+// CreateTableInput is the table's schema: the key, the seven indexes and
 // on-demand billing. The SAM template declares the same (docs/dynamodb.md).
 func CreateTableInput(table string) *dynamodb.CreateTableInput {
 	gsiWith := func(name, pk, sk string, p *types.Projection) types.GlobalSecondaryIndex {
@@ -57,6 +57,8 @@ func CreateTableInput(table string) *dynamodb.CreateTableInput {
 			attr(attrWSTag, types.ScalarAttributeTypeS),
 			attr(attrDueWS, types.ScalarAttributeTypeS),
 			attr(attrDueKey, types.ScalarAttributeTypeS),
+			attr(attrClaimWS, types.ScalarAttributeTypeS),
+			attr(attrClaimKey, types.ScalarAttributeTypeS),
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 			gsi(indexTickets, attrWS, attrNumKey),
@@ -69,6 +71,10 @@ func CreateTableInput(table string) *dynamodb.CreateTableInput {
 			// due_soon reads whole tickets from here, and nothing else.
 			gsiWith(indexOpenDue, attrDueWS, attrDueKey, &types.Projection{ProjectionType: types.ProjectionTypeInclude,
 				NonKeyAttributes: []string{attrDoc, zipped(attrDoc), attrNum}}),
+			// claim_next reads whole tickets from here, and filters on
+			// the claim, the owner and the tags.
+			gsiWith(indexClaimable, attrClaimWS, attrClaimKey, &types.Projection{ProjectionType: types.ProjectionTypeInclude,
+				NonKeyAttributes: []string{attrDoc, zipped(attrDoc), attrNum, attrClaimUntil, attrOwnerTk, attrTags}}),
 		},
 	}
 }

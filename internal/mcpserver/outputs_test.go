@@ -61,6 +61,11 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			{"import_tickets", map[string]any{"request_id": "o6", "workspace": "inbox", "tickets": []map[string]any{{"title": "one"}, {"title": "two", "tags": []string{"x"}}}}},
 			{"find_request", map[string]any{"request_id": "o6"}},
 			{"list_tasks", map[string]any{}},
+			{"claim_next", map[string]any{"request_id": "o7", "workspace": "inbox", "status": "waiting_ai"}},
+			{"claim_next", map[string]any{"request_id": "o8", "workspace": "inbox", "tag": "nothing-has-it"}},
+			{"claim_ticket", map[string]any{"request_id": "o9", "id": "inbox-1", "lease_seconds": 60}},
+			{"release_ticket", map[string]any{"request_id": "o10", "id": "inbox-3", "status": "doing", "reason": "started"}},
+			{"get_ticket", map[string]any{"id": "inbox-2"}},
 		}
 		seen := map[string]bool{}
 		for _, c := range calls {

@@ -22,6 +22,7 @@ To learn what changed since you last looked, call list_activity with since set t
 Every write tool takes a request_id: choose a new unique one (for example a UUID) for each new intent.
 After an error, a timeout or a lost connection, do not invent a new request_id: call find_request with the old one to learn whether the write happened, and if you retry, reuse the same request_id with exactly the same arguments; the server then returns the first result (replayed: true) instead of writing twice.
 Status changes go through move_ticket; update_ticket changes the other fields.
+To take work, claim it so no other agent starts the same ticket: claim_next hands you the highest-priority ready ticket of a workspace with a claim (a lease, 15 minutes by default) and its token; do the work, passing claim_token to update_ticket and move_ticket; renew with claim_ticket and the token before claim.until if you need longer; add_note with what you did; then release_ticket with the token and a status (done, or waiting_human with a reason). A ticket another agent holds refuses your changes until its claim ends; notes stay open to everyone.
 Some workspaces are read-only for AI; their tickets can be read but not changed.
 Resources: ticket://<id> (e.g. ticket://inbox-21) is a ticket as Markdown and workspace://<slug> a workspace's summary; resources/list offers the recently changed tickets. Prompts: triage and standup take a workspace.`
 

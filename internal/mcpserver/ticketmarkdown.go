@@ -35,6 +35,9 @@ func ticketMarkdown(d board.TicketDetail) string {
 	if len(t.Tags) > 0 {
 		field("tags", strings.Join(t.Tags, ", "))
 	}
+	if c := t.Claim; c != nil {
+		field("claimed", fmt.Sprintf("by %s until %s", board.DisplayAuthor(c.By, c.For), stamp(c.Until)))
+	}
 	field("created", fmt.Sprintf("%s by %s", stamp(t.CreatedAt), t.CreatedBy))
 	field("updated", stamp(t.UpdatedAt))
 	if t.CompletedAt != nil {
@@ -108,6 +111,9 @@ func eventLine(e board.Event) string {
 		what = "created"
 	case board.EventTicketMoved:
 		what = fmt.Sprintf("moved %s → %s", e.From, e.To)
+		if e.Holder != "" {
+			what += ", ending the claim of " + e.Holder
+		}
 		if e.Reason != "" {
 			reason, _ := clipChars(oneLine(e.Reason), 200)
 			what += fmt.Sprintf(" (%s)", reason)
@@ -116,6 +122,18 @@ func eventLine(e board.Event) string {
 		what = "updated " + strings.Join(e.Fields, ", ")
 	case board.EventNoteAdded:
 		what = "note added"
+	case board.EventTicketClaimed:
+		what = "claimed"
+	case board.EventTicketClaimRenewed:
+		what = "claim renewed"
+	case board.EventTicketReleased, board.EventTicketClaimBroken:
+		what = "released"
+		if e.Type == board.EventTicketClaimBroken {
+			what = "broke the claim of " + e.Holder
+		}
+		if e.To != "" {
+			what += fmt.Sprintf(", moved %s → %s", e.From, e.To)
+		}
 	default:
 		what = e.Type
 	}

@@ -178,6 +178,44 @@ func All() []Operation {
 			func(s *board.Service) func(context.Context, board.AddNoteInput) (board.NoteResult, error) {
 				return s.AddNote
 			}),
+		define(Operation{Kind: Write,
+			Tool: &Tool{Name: "claim_next", Title: "Claim next ticket",
+				Description: "Take the next ticket ready for work in a workspace and claim it for you, atomically: the highest priority, then the oldest, unclaimed ticket in status candidate (default) or waiting_ai, optionally with a tag or owner. " +
+					"Two agents asking at once never get the same ticket. The answer is {ticket, claim}; claim.token is yours alone: pass it as claim_token to update_ticket, move_ticket, claim_ticket (to renew before claim.until) and release_ticket. " +
+					"Both are null when no ticket is ready. The work loop: claim_next → do the work → add_note with what you did → release_ticket with a status (e.g. done, or waiting_human with a reason)." + WriteNote},
+			Route: &Route{Method: "POST", Pattern: "/workspaces/{slug}/claims", ID: "claimNext", Status: 200, Path: map[string]string{"slug": "workspace"}, Body: true,
+				Problems: []int{http.StatusForbidden, http.StatusNotFound},
+				Summary:  "Claim the next ready ticket",
+				Description: fmt.Sprintf("Claims, atomically, the highest-priority then oldest unclaimed ticket in status candidate (default) or waiting_ai, with an optional tag or owner (as claim_next), for lease_seconds (%d-%d, default %d). "+
+					"The answer holds the ticket and the claim with its token, or both null when none is ready (then nothing is written, and a retry with the same key asks again). "+
+					"Exactly once per Idempotency-Key: a retry answers the same ticket and token.", board.MinLeaseSeconds, board.MaxLeaseSeconds, board.DefaultLeaseSeconds)}},
+			func(s *board.Service) func(context.Context, board.ClaimNextInput) (board.ClaimResult, error) {
+				return s.ClaimNext
+			}),
+		define(Operation{Kind: Write,
+			Tool: &Tool{Name: "claim_ticket", Title: "Claim ticket",
+				Description: fmt.Sprintf("Claim one ticket so that no other agent changes it while you work on it, for lease_seconds (%d-%d, default %d); the claim ends by itself at claim.until. "+
+					"The answer's claim.token is yours alone: pass it as claim_token to update_ticket, move_ticket and release_ticket, and to claim_ticket again to renew the lease. "+
+					"A ticket someone else holds is refused (conflict) with who holds it and until when: take another with claim_next, or add a note to ask them. To find work, prefer claim_next.",
+					board.MinLeaseSeconds, board.MaxLeaseSeconds, board.DefaultLeaseSeconds) + WriteNote},
+			Route: &Route{Method: "POST", Pattern: "/tickets/{id}/claim", ID: "claimTicket", Status: 200, Path: map[string]string{"id": "id"}, Body: true, ETag: true,
+				Problems:    []int{http.StatusForbidden, http.StatusNotFound},
+				Summary:     "Claim a ticket, or renew your claim",
+				Description: "Claims the ticket for lease_seconds (as claim_ticket); with the claim_token of your live claim, renews it. A ticket someone else holds is 409, naming the holder and when the claim ends."}},
+			func(s *board.Service) func(context.Context, board.ClaimTicketInput) (board.ClaimResult, error) {
+				return s.ClaimTicket
+			}),
+		define(Operation{Kind: Write,
+			Tool: &Tool{Name: "release_ticket", Title: "Release ticket",
+				Description: "End your claim on a ticket (pass its claim_token), and move the ticket in the same write when you give status (done, waiting_human, ...) with an optional reason kept in the history. " +
+					"Release when you finish or stop, so others can take the ticket; add_note first with what you did." + WriteNote},
+			Route: &Route{Method: "POST", Pattern: "/tickets/{id}/release", ID: "releaseTicket", Status: 200, Path: map[string]string{"id": "id"}, Body: true, ETag: true,
+				Problems:    []int{http.StatusForbidden, http.StatusNotFound},
+				Summary:     "End a claim, optionally moving the ticket",
+				Description: "Ends the claim (as release_ticket): the holder passes its claim_token; a person may end anyone's claim (breaking it, which the history records). With status, the ticket moves in the same write."}},
+			func(s *board.Service) func(context.Context, board.ReleaseTicketInput) (board.ReleaseResult, error) {
+				return s.ReleaseTicket
+			}),
 		define(Operation{Kind: Read,
 			Tool: &Tool{Name: "list_tasks", Title: "List running tasks",
 				Description: "List the tasks still running that you may follow, oldest first: your own imports; " +

@@ -136,6 +136,14 @@ func queryArgs(r *http.Request, schema *jsonschema.Schema) (map[string]any, erro
 			out[name] = float64(n) // as a JSON number decodes into any
 			continue
 		}
+		if prop.Type == "boolean" || slices.Contains(prop.Types, "boolean") {
+			b, err := strconv.ParseBool(v)
+			if err != nil || (v != "true" && v != "false") {
+				return nil, refuse(http.StatusBadRequest, "query parameter %q must be true or false, not %q", name, v)
+			}
+			out[name] = b
+			continue
+		}
 		out[name] = v
 	}
 	return out, nil

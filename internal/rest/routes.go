@@ -49,6 +49,14 @@ var answerHeaders = map[string]func(r *http.Request, h http.Header, out any){
 	"moveTicket": func(_ *http.Request, h http.Header, out any) {
 		h.Set("ETag", etag(out.(*board.MoveResult).Ticket.Version))
 	},
+	"claimTicket": func(_ *http.Request, h http.Header, out any) {
+		if t := out.(*board.ClaimResult).Ticket; t != nil {
+			h.Set("ETag", etag(t.Version))
+		}
+	},
+	"releaseTicket": func(_ *http.Request, h http.Header, out any) {
+		h.Set("ETag", etag(out.(*board.ReleaseResult).Ticket.Version))
+	},
 }
 
 // ticketHeaders: the ticket's version as ETag and its URL as Location.

@@ -30,7 +30,7 @@ func TestWireFieldNames(t *testing.T) {
 	if top["request_id"] != "wire-create" || top["replayed"] != false {
 		t.Errorf("created ticket: request_id %v, replayed %v", top["request_id"], top["replayed"])
 	}
-	ticketKeys := []string{"body", "completed_at", "created_at", "created_by", "due", "id", "links", "owner",
+	ticketKeys := []string{"body", "claim", "completed_at", "created_at", "created_by", "due", "id", "links", "owner",
 		"priority", "status", "tags", "title", "updated_at", "url", "version", "workspace"}
 	ticket := object(t, "created ticket", top["ticket"])
 	wantKeys(t, "created ticket's ticket", ticket, ticketKeys...)

@@ -152,6 +152,13 @@ func planList(q board.TicketQuery, wsKey int64) listPlan {
 	if owner {
 		p.checks, p.checkArgs = append(p.checks, `t.owner = ?`), append(p.checkArgs, q.Owner)
 	}
+	if q.Claimed != nil {
+		check := `t.claim_until IS NOT NULL AND t.claim_until > ?`
+		if !*q.Claimed {
+			check = `(t.claim_until IS NULL OR t.claim_until <= ?)`
+		}
+		p.checks, p.checkArgs = append(p.checks, check), append(p.checkArgs, formatTime(q.Now))
+	}
 	if tag {
 		p.checks = append(p.checks, `EXISTS (SELECT 1 FROM ticket_tags g WHERE g.workspace = t.workspace AND g.tag = ? AND g.number = t.number)`)
 		p.checkArgs = append(p.checkArgs, q.Tag)

@@ -23,6 +23,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateWordSearch,
 	migrateCJKPairs,
 	migrateTitleWords,
+	migrateClaims,
 }
 
 // schemaVersion is the version this code reads and writes.

@@ -30,7 +30,7 @@ func (s *Store) searchTickets(ctx context.Context, tx *sql.Tx, q board.TicketQue
 	if len(search.Runs) > 0 {
 		runs, tierMatch[1] = &search, terms
 	}
-	checked := q.Status != "" || q.Owner != "" || q.Tag != "" || runs != nil
+	checked := q.Status != "" || q.Owner != "" || q.Tag != "" || q.Claimed != nil || runs != nil
 	base := wsKey << ftsShift
 	page.Tickets = []board.Ticket{}
 	budget := board.TextBudget{Max: q.MaxBytes}

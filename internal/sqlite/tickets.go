@@ -13,7 +13,8 @@ import (
 )
 
 const ticketColumns = `id, workspace, number, title, body, status, priority, owner, due, tags, links,
-	created_by, created_at, updated_at, completed_at, url, version, created_for`
+	created_by, created_at, updated_at, completed_at, url, version, created_for,
+	claim_by, claim_for, claim_since, claim_until, claim_token`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -22,10 +23,15 @@ func scanTicket(row scanner, extra ...any) (board.Ticket, error) {
 	var t board.Ticket
 	var owner, due, completed sql.NullString
 	var tags, links, created, updated string
+	var claim claimColumns
 	dest := []any{&t.ID, &t.Workspace, &t.Number, &t.Title, &t.Body, &t.Status, &t.Priority, &owner, &due,
-		&tags, &links, &t.CreatedBy, &created, &updated, &completed, &t.URL, &t.Version, &t.CreatedFor}
+		&tags, &links, &t.CreatedBy, &created, &updated, &completed, &t.URL, &t.Version, &t.CreatedFor,
+		&claim.by, &claim.forWhom, &claim.since, &claim.until, &claim.token}
 	err := row.Scan(append(dest, extra...)...)
 	if err != nil {
+		return t, err
+	}
+	if t.Claim, err = claim.claim(); err != nil {
 		return t, err
 	}
 	t.Owner, t.Due = stringPtr(owner), stringPtr(due)
@@ -61,9 +67,10 @@ func ticketArgs(t board.Ticket) ([]any, error) {
 		return nil, err
 	}
 	// The order of ticketColumns.
-	return []any{t.ID, t.Workspace, t.Number, t.Title, t.Body, string(t.Status), string(t.Priority),
+	return append([]any{t.ID, t.Workspace, t.Number, t.Title, t.Body, string(t.Status), string(t.Priority),
 		nullString(t.Owner), nullString(t.Due), tags, links, t.CreatedBy,
-		formatTime(t.CreatedAt), formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.URL, t.Version, t.CreatedFor}, nil
+		formatTime(t.CreatedAt), formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.URL, t.Version, t.CreatedFor,
+	}, claimArgs(t.Claim)...), nil
 }
 
 // scanJSONList decodes a list column (jsonList's JSON) into list. Most
@@ -219,7 +226,7 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 			return err
 		}
 		if _, err := dbtx.ExecContext(ctx, `INSERT INTO tickets (`+ticketColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
 			return err
 		}
 		if err := insertEvent(ctx, dbtx, plan.Event); err != nil {
@@ -257,11 +264,14 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		}
 		if tx.After != nil {
 			t := *tx.After
-			if _, err := dbtx.ExecContext(ctx, `UPDATE tickets SET title = ?, body = ?, status = ?,
-				priority = ?, owner = ?, due = ?, tags = ?, links = ?, updated_at = ?, completed_at = ?, version = ?
-				WHERE id = ?`, t.Title, t.Body, string(t.Status), string(t.Priority),
+			args := []any{t.Title, t.Body, string(t.Status), string(t.Priority),
 				nullString(t.Owner), nullString(t.Due), mustJSON(nonNil(t.Tags)), mustJSON(nonNil(t.Links)),
-				formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.Version, t.ID); err != nil {
+				formatTime(t.UpdatedAt), nullTime(t.CompletedAt), t.Version}
+			args = append(append(args, claimArgs(t.Claim)...), t.ID)
+			if _, err := dbtx.ExecContext(ctx, `UPDATE tickets SET title = ?, body = ?, status = ?,
+				priority = ?, owner = ?, due = ?, tags = ?, links = ?, updated_at = ?, completed_at = ?, version = ?,
+				claim_by = ?, claim_for = ?, claim_since = ?, claim_until = ?, claim_token = ?
+				WHERE id = ?`, args...); err != nil {
 				return err
 			}
 		}

@@ -123,6 +123,7 @@ func contractGroups() []contractGroup {
 		{"WorkspaceWrites", workspaceWriteTests()},
 		{"Tasks", taskTests()},
 		{"Secrets", secretTests()},
+		{"Claims", claimTests()},
 	}
 }
 

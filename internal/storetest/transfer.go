@@ -20,6 +20,7 @@ func RunTransfer(t *testing.T, newStore func(t *testing.T) Store) {
 	tests := []contractTest{
 		{"Workspace", moveWorkspace},
 		{"Ticket", moveTicket},
+		{"ClaimedTicket", moveClaimedTicket},
 		{"NoteAndEvent", moveNoteAndEvent},
 		{"Request", moveRequest},
 		{"ExportStreamsWhatWasPut", moveExport},
@@ -104,6 +105,34 @@ func moveTicket(t *testing.T, f *fixture) {
 	if plan := f.create("ops", "next"); plan.Ticket.Number != 6 {
 		t.Errorf("create after the put got number %d, want 6", plan.Ticket.Number)
 	}
+}
+
+// A moved ticket keeps its claim as answers show it (the token's hash is
+// the source store's own and does not travel), and lists as claimed while
+// the claim lasts.
+func moveClaimedTicket(t *testing.T, f *fixture) {
+	m := f.s
+	now := f.now()
+	tk := newTicket("ops", 3, alice, now)
+	tk.Claim = &board.Claim{By: "ai:claude", For: "human:alice", Since: now, Until: now.Add(10 * time.Minute)}
+	out, err := m.PutWorkspace(f.ctx, board.TransferredWorkspace{Slug: "ops", Name: "Ops", AIPolicy: board.PolicyReadWrite, Next: 1})
+	wantPut(t, "workspace", out, err, board.Added)
+	out, err = m.PutTicket(f.ctx, tk)
+	wantPut(t, "claimed ticket", out, err, board.Added)
+	if got := f.ticket(tk.ID); !board.SameTicket(got, tk) || got.Claim == nil {
+		t.Fatalf("stored ticket's claim %+v, want %+v", got.Claim, tk.Claim)
+	}
+	claimed := true
+	if page := f.list(board.TicketQuery{Workspace: "ops", Claimed: &claimed, Now: now.Add(time.Minute)}); len(page.Tickets) != 1 {
+		t.Errorf("claimed listing while the claim lasts: %d tickets, want 1", len(page.Tickets))
+	}
+	if page := f.list(board.TicketQuery{Workspace: "ops", Claimed: &claimed, Now: now.Add(10 * time.Minute)}); len(page.Tickets) != 0 {
+		t.Errorf("claimed listing once the claim ended: %d tickets, want none", len(page.Tickets))
+	}
+	changed := tk
+	changed.Claim = nil
+	out, err = m.PutTicket(f.ctx, changed)
+	wantPut(t, "the same ticket without its claim", out, err, board.Collision)
 }
 
 func moveNoteAndEvent(t *testing.T, f *fixture) {

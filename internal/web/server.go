@@ -73,6 +73,7 @@ func New(cfg Config) *Server {
 	private.HandleFunc("POST /tickets/{id}/move", s.moveTicket)
 	private.HandleFunc("POST /tickets/{id}/notes", s.addNote)
 	private.HandleFunc("POST /tickets/{id}/assign", s.assignToMe)
+	private.HandleFunc("POST /tickets/{id}/release", s.breakClaim)
 	private.HandleFunc("GET /waiting", s.waitingPage)
 	private.HandleFunc("GET /people", s.peoplePage)
 	private.HandleFunc("POST /people", s.addPerson)

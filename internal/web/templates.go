@@ -129,12 +129,28 @@ func eventText(e board.Event) string {
 		return "changed " + changedText(e)
 	case board.EventTicketMoved:
 		s := fmt.Sprintf("moved it from %s to %s", statusLabels[board.Status(e.From)], statusLabels[board.Status(e.To)])
+		if e.Holder != "" {
+			s += ", ending the claim of " + e.Holder
+		}
 		if e.Reason != "" {
 			s += ": " + e.Reason
 		}
 		return s
 	case board.EventNoteAdded:
 		return "added a note"
+	case board.EventTicketClaimed:
+		return "claimed it"
+	case board.EventTicketClaimRenewed:
+		return "renewed their claim"
+	case board.EventTicketReleased, board.EventTicketClaimBroken:
+		s := "released it"
+		if e.Type == board.EventTicketClaimBroken {
+			s = "broke the claim of " + e.Holder
+		}
+		if e.To != "" {
+			s += fmt.Sprintf(" and moved it from %s to %s", statusLabels[board.Status(e.From)], statusLabels[board.Status(e.To)])
+		}
+		return s
 	case board.EventWorkspaceCreated:
 		return "created the workspace"
 	case board.EventWorkspaceUpdated:
