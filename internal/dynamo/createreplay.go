@@ -71,7 +71,10 @@ func (a *answeredRequests) has(k ledger.Key) bool {
 // (tx.LookUp) and an AI caller's record and policy (startCreate). Both run
 // outside the workspace's lock, so they never wait for another create, and
 // side by side, so a warm create stays three round trips: the lookup's
-// Queries (with the policy read), its BatchGetItem, the transaction.
+// Queries (with the policy read), its BatchGetItem, the transaction. The
+// lease of a block of numbers is not among them: leases go out under the
+// workspace's lock (nextNumber), so an instance's concurrent creates share
+// one block and leave no gaps but its end.
 func (s *Store) beforeCreate(ctx context.Context, tx board.CreateTx, now time.Time) error {
 	if s.answered.has(tx.Request.Key) {
 		item, err := s.getItem(ctx, requestKey(tx.Request.Key))
@@ -90,11 +93,6 @@ func (s *Store) beforeCreate(ctx context.Context, tx board.CreateTx, now time.Ti
 	var readErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { readErr = s.startCreate(ctx, tx, now) })
-	if s.needsNumbers(tx.Workspace) {
-		// A block leased here is this instance's whatever the call ends in;
-		// a failure is met again, and reported, by nextNumber.
-		wg.Go(func() { _ = s.ensureNumbers(ctx, tx.Workspace, 1) })
-	}
 	if tx.LookUp != nil {
 		tx.LookUp(ctx)
 	}

@@ -138,8 +138,8 @@ func measureSignedIn(t *testing.T, ep endpoint) []rtRow {
 		name, token, first, id string
 		firstBudget            int
 	}{
-		{"an API token", apiToken, "Open's read, the token, its person, then at once the similar Query (and the policy it has not cached), the record with the policy and the lease of a block of numbers, the similar tickets' BatchGetItem, the transaction, the token's first use recorded (once a minute)", "api", 8},
-		{"an OAuth access token", accessToken, "Open's read, token and grant, the person, then at once the similar Query (and the policy it has not cached), the record with the policy and the lease of a block of numbers, the similar tickets' BatchGetItem, the transaction, the grant's first use recorded (once a minute)", "oauth", 9},
+		{"an API token", apiToken, "Open's read, the token, its person, then at once the similar Query (and the policy it has not cached) and the record with the policy, the similar tickets' BatchGetItem, the lease of a block of numbers, the transaction, the token's first use recorded (once a minute)", "api", 8},
+		{"an OAuth access token", accessToken, "Open's read, token and grant, the person, then at once the similar Query (and the policy it has not cached) and the record with the policy, the similar tickets' BatchGetItem, the lease of a block of numbers, the transaction, the grant's first use recorded (once a minute)", "oauth", 9},
 	} {
 		// A cold instance: Open counted with its first call.
 		c := &dynamo.RequestCounter{}
