@@ -87,7 +87,7 @@ func TestLoadHoldsItemsToServiceLimits(t *testing.T) {
 		{"change value of another kind", func() (int, string) { return reSub(updated, `"after":"[^"]*"`, `"after":{"a":[1,2]}`) }, "must be a string"},
 		{"a reason on a created event", func() (int, string) {
 			return sub(find(`"type":"ticket.created"`), `"type":"ticket.created"`, `"type":"ticket.created","reason":"x"`)
-		}, "only a ticket.moved event"},
+		}, "only a ticket.moved, ticket.released or ticket.claim_broken event"},
 		{"an event type the service never writes", func() (int, string) { return sub(updated, `"type":"ticket.updated"`, `"type":"ticket.deleted"`) }, `type "ticket.deleted"`},
 		{"request arguments over any call's", func() (int, string) {
 			return sub(request, `"args":{`, `"args":{"pad":"`+big(board.MaxTransferredJSON)+`",`)
