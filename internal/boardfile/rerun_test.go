@@ -103,7 +103,7 @@ func TestNonEmptyTarget(t *testing.T) {
 	for _, name := range targets {
 		t.Run(name, func(t *testing.T) {
 			used := open(t, name, clock)
-			if _, err := used.svc.CreateTicket(used.as("human:ada", "", board.RoleAdmin), board.CreateTicketInput{RequestID: "mine", Workspace: "inbox", Title: "Mine"}); err != nil {
+			if _, err := used.svc.CreateTicket(used.as("human:ada", "", board.RoleAdmin), board.CreateTicketInput{RequestID: "mine", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Mine"}}); err != nil {
 				t.Fatal(err)
 			}
 			other := open(t, name, clock)
@@ -138,7 +138,7 @@ func TestMerge(t *testing.T) {
 				if _, err := dst.svc.CreateWorkspace(admin, board.CreateWorkspaceInput{RequestID: "ws", Slug: "ops", Name: "Operations"}); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := dst.svc.CreateTicket(admin, board.CreateTicketInput{RequestID: "theirs", Workspace: "ops", Title: "Their ops-1"}); err != nil {
+				if _, err := dst.svc.CreateTicket(admin, board.CreateTicketInput{RequestID: "theirs", Workspace: "ops", NewTicket: board.NewTicket{Title: "Their ops-1"}}); err != nil {
 					t.Fatal(err)
 				}
 				return dst
@@ -158,7 +158,7 @@ func TestMerge(t *testing.T) {
 			if err != nil || d.Ticket.Title != "Their ops-1" || len(d.History) != 1 {
 				t.Errorf("ops-1 after the merge: %+v, %v; want the target's own, with its one event", d, err)
 			}
-			made, err := dst.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "after", Workspace: "ops", Title: "Next"})
+			made, err := dst.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "after", Workspace: "ops", NewTicket: board.NewTicket{Title: "Next"}})
 			if err != nil || made.Ticket.ID != "ops-5" {
 				t.Errorf("a create after the merge made %+v, %v; want ops-5", made.Ticket.ID, err)
 			}
