@@ -177,7 +177,7 @@ func ConnectDirect(t *Target, n int) (*Client, error) {
 
 func (c *Client) callDirect(ctx context.Context) error {
 	a := c.target.Args(c.next.Add(1))
-	in := board.CreateTicketInput{RequestID: a["request_id"].(string) + "-direct", Workspace: a["workspace"].(string), Title: a["title"].(string)}
+	in := board.CreateTicketInput{RequestID: a["request_id"].(string) + "-direct", Workspace: a["workspace"].(string), NewTicket: board.NewTicket{Title: a["title"].(string)}}
 	_, err := c.target.Service.CreateTicket(board.WithPrincipal(ctx, principal), in)
 	return err
 }

@@ -151,7 +151,7 @@ func words(prefix string, n int) string {
 func writeTickets(t *testing.T, ctx context.Context, b *streamBoard, consume func()) string {
 	t.Helper()
 	ctx = board.WithPrincipal(ctx, board.Principal{Author: "ai:indexer-test", Source: board.SourceMCP})
-	res, err := b.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c1", Workspace: "inbox", Title: "Printer jam", Body: words("alpha", 150)})
+	res, err := b.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Printer jam", Body: words("alpha", 150)}})
 	if err != nil {
 		t.Fatal(err)
 	}

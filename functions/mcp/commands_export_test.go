@@ -36,7 +36,7 @@ func growLocal(t *testing.T, dir string, n int) {
 	}
 	agent := board.WithPrincipal(ctx, board.Principal{Author: "ai:alice", OnBehalfOf: "human:ada", Source: board.SourceMCP})
 	for i := 1; i <= n; i++ {
-		res, err := svc.CreateTicket(agent, board.CreateTicketInput{RequestID: fmt.Sprintf("c-%d", i), Workspace: "inbox", Title: fmt.Sprintf("Ticket %d", i), Tags: []string{"moved"}})
+		res, err := svc.CreateTicket(agent, board.CreateTicketInput{RequestID: fmt.Sprintf("c-%d", i), Workspace: "inbox", NewTicket: board.NewTicket{Title: fmt.Sprintf("Ticket %d", i), Tags: []string{"moved"}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,13 +14,13 @@ func TestValidationNamesTheField(t *testing.T) {
 		field string
 		text  string
 	}{
-		{CreateTicketInput{Workspace: "inbox", Title: "   "}, "title", "title must not be blank"},
-		{CreateTicketInput{Workspace: "inbox", Title: long}, "title", "title is 201 characters long; the limit is 200"},
-		{CreateTicketInput{Workspace: "inbox", Title: "t", Owner: "alice"}, "owner", `owner "alice" must be`},
-		{CreateTicketInput{Workspace: "inbox", Title: "t", Due: "tomorrow"}, "due", `due "tomorrow" is not a date`},
-		{CreateTicketInput{Workspace: "inbox", Title: "t", Tags: []string{"Frontend"}}, "tags", `tag "Frontend" must be`},
-		{CreateTicketInput{Workspace: "inbox", Title: "t", Links: []Link{{Kind: "url", Ref: "nope"}}}, "links", "links[0].ref"},
-		{CreateTicketInput{Workspace: "Bad Slug", Title: "t"}, "", "is not a valid slug"},
+		{CreateTicketInput{Workspace: "inbox", NewTicket: NewTicket{Title: "   "}}, "title", "title must not be blank"},
+		{CreateTicketInput{Workspace: "inbox", NewTicket: NewTicket{Title: long}}, "title", "title is 201 characters long; the limit is 200"},
+		{CreateTicketInput{Workspace: "inbox", NewTicket: NewTicket{Title: "t", Owner: "alice"}}, "owner", `owner "alice" must be`},
+		{CreateTicketInput{Workspace: "inbox", NewTicket: NewTicket{Title: "t", Due: "tomorrow"}}, "due", `due "tomorrow" is not a date`},
+		{CreateTicketInput{Workspace: "inbox", NewTicket: NewTicket{Title: "t", Tags: []string{"Frontend"}}}, "tags", `tag "Frontend" must be`},
+		{CreateTicketInput{Workspace: "inbox", NewTicket: NewTicket{Title: "t", Links: []Link{{Kind: "url", Ref: "nope"}}}}, "links", "links[0].ref"},
+		{CreateTicketInput{Workspace: "Bad Slug", NewTicket: NewTicket{Title: "t"}}, "", "is not a valid slug"},
 	}
 	for _, c := range cases {
 		err := c.in.Validate()

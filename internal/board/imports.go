@@ -29,9 +29,8 @@ const DefaultTaskPollInterval = 2 * time.Second
 // a retry that finds the key claimed but no task after this takes it over.
 const claimLease = time.Minute
 
-// NewTicket is the fields of a new ticket, as create_ticket takes them:
-// one row of an import. CreateTicketInput has the same fields and
-// descriptions (TestNewTicketMatchesCreate holds them equal).
+// NewTicket is the fields of a new ticket: one row of an import, and what
+// CreateTicketInput embeds, so both tools describe them with one text.
 type NewTicket struct {
 	Title    string   `json:"title" jsonschema:"one-line title, 1-200 characters"`
 	Body     string   `json:"body,omitempty" jsonschema:"Markdown description, up to 20000 characters"`
@@ -62,18 +61,14 @@ func (in *ImportTicketsInput) Validate() error {
 		return invalid("%d tickets given; one import takes at most %d: split the list and use a new request_id for each part", len(in.Tickets), MaxImportRows)
 	}
 	for i := range in.Tickets {
-		row := in.Tickets[i].asCreate(in.Workspace)
+		// A row is checked as the create_ticket call it stands for.
+		row := CreateTicketInput{Workspace: in.Workspace, NewTicket: in.Tickets[i]}
 		if err := row.Validate(); err != nil {
 			return invalid("tickets[%d]: %s; nothing was imported: fix that row and call again", i, err.Error())
 		}
-		in.Tickets[i].Priority = row.Priority
+		in.Tickets[i] = row.NewTicket // with its defaults filled
 	}
 	return nil
-}
-
-func (r NewTicket) asCreate(workspace string) CreateTicketInput {
-	return CreateTicketInput{Workspace: workspace, Title: r.Title, Body: r.Body, Priority: r.Priority,
-		Owner: r.Owner, Due: r.Due, Tags: r.Tags, Links: r.Links}
 }
 
 // ImportResult answers import_tickets, and is the result an import's

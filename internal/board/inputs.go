@@ -9,17 +9,14 @@ import (
 // as tool input types, so the JSON names and descriptions here are what a
 // model sees; REST decodes the same structs.
 
-// CreateTicketInput creates a ticket.
+// CreateTicketInput creates a ticket. The ticket's fields are NewTicket,
+// embedded so that create_ticket and a row of import_tickets are one
+// declaration: encoding/json and the schema inference both promote an
+// embedded struct's fields, so the JSON and the schema stay flat.
 type CreateTicketInput struct {
-	RequestID string   `json:"request_id" jsonschema:"idempotency key: a new unique id (e.g. a UUID) for each new ticket; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
-	Workspace string   `json:"workspace" jsonschema:"workspace slug, e.g. inbox (call list_workspaces to see them)"`
-	Title     string   `json:"title" jsonschema:"one-line title, 1-200 characters"`
-	Body      string   `json:"body,omitempty" jsonschema:"Markdown description, up to 20000 characters"`
-	Priority  Priority `json:"priority,omitempty" jsonschema:"low, normal (default), high or urgent"`
-	Owner     string   `json:"owner,omitempty" jsonschema:"who works on it: human, human:<handle> or ai:<name>; omit for nobody"`
-	Due       string   `json:"due,omitempty" jsonschema:"due date YYYY-MM-DD"`
-	Tags      []string `json:"tags,omitempty" jsonschema:"up to 20 tags, each 1-32 of a-z 0-9 . _ -"`
-	Links     []Link   `json:"links,omitempty" jsonschema:"up to 20 links"`
+	RequestID string `json:"request_id" jsonschema:"idempotency key: a new unique id (e.g. a UUID) for each new ticket; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
+	Workspace string `json:"workspace" jsonschema:"workspace slug, e.g. inbox (call list_workspaces to see them)"`
+	NewTicket
 }
 
 // UpdateTicketInput changes fields of a ticket. Absent fields stay as they

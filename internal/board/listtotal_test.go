@@ -17,7 +17,7 @@ func TestListTotalOnlyWhereCountsAnswerIt(t *testing.T) {
 	svc, _ := newService(t)
 	ctx := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:claude", Source: board.SourceMCP})
 	for i := range 5 {
-		in := board.CreateTicketInput{RequestID: fmt.Sprintf("c%d", i), Workspace: "inbox", Title: fmt.Sprintf("ticket %d", i), Tags: []string{"t"}}
+		in := board.CreateTicketInput{RequestID: fmt.Sprintf("c%d", i), Workspace: "inbox", NewTicket: board.NewTicket{Title: fmt.Sprintf("ticket %d", i), Tags: []string{"t"}}}
 		if _, err := svc.CreateTicket(ctx, in); err != nil {
 			t.Fatal(err)
 		}

@@ -33,8 +33,3 @@ func (s *Service) newTicket(workspace string, number int64, f NewTicket, p Princ
 		Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: source, RequestID: requestID, At: now}
 	return t, ev
 }
-
-// ticketFields are the new ticket's fields of a create_ticket call.
-func (in CreateTicketInput) ticketFields() NewTicket {
-	return NewTicket{Title: in.Title, Body: in.Body, Priority: in.Priority, Owner: in.Owner, Due: in.Due, Tags: in.Tags, Links: in.Links}
-}

@@ -58,7 +58,7 @@ func TestOnBehalfOfIsRecordedAndScopesTheLedger(t *testing.T) {
 	alices := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:claude", OnBehalfOf: "human:alice", Source: board.SourceMCP})
 	bobs := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:claude", OnBehalfOf: "human:bob", Source: board.SourceMCP})
 	local := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:claude", Source: board.SourceMCP})
-	in := board.CreateTicketInput{RequestID: "same-id", Workspace: "inbox", Title: "T"}
+	in := board.CreateTicketInput{RequestID: "same-id", Workspace: "inbox", NewTicket: board.NewTicket{Title: "T"}}
 	a, err := svc.CreateTicket(alices, in)
 	if err != nil {
 		t.Fatal(err)

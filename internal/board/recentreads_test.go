@@ -54,7 +54,7 @@ func TestRecentTicketsReadsOnePage(t *testing.T) {
 		if _, err := svc.CreateWorkspace(admin, board.CreateWorkspaceInput{RequestID: slug, Slug: slug, Name: "W"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.CreateTicket(admin, board.CreateTicketInput{RequestID: slug + "-t", Workspace: slug, Title: "t"}); err != nil {
+		if _, err := svc.CreateTicket(admin, board.CreateTicketInput{RequestID: slug + "-t", Workspace: slug, NewTicket: board.NewTicket{Title: "t"}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -47,7 +47,6 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 		allowed = []AIPolicy{PolicyReadWrite}
 	}
 	now := rec.CreatedAt
-	fields := in.ticketFields()
 	// The answer Build made last and its encoding: a store commits what the
 	// last Build returned, so the committed result needs no decoding back.
 	var built CreatedTicket
@@ -55,14 +54,14 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 	var similar []SimilarTicket
 	var lookedUp sync.Once
 	lookUp := func(ctx context.Context) {
-		lookedUp.Do(func() { similar = s.similarForCreate(ctx, in.Workspace, fields.Title) })
+		lookedUp.Do(func() { similar = s.similarForCreate(ctx, in.Workspace, in.Title) })
 	}
 	tx := CreateTx{
 		Request:         rec,
 		Workspace:       in.Workspace,
 		AllowedPolicies: allowed,
 		Build: func(number int64) (CreatePlan, error) {
-			t, ev := s.newTicket(in.Workspace, number, fields, p, p.Source, in.RequestID, now)
+			t, ev := s.newTicket(in.Workspace, number, in.NewTicket, p, p.Source, in.RequestID, now)
 			built = CreatedTicket{TicketResult: TicketResult{RequestID: in.RequestID, Ticket: t}}
 			var result []byte
 			var err error

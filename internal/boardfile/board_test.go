@@ -55,10 +55,19 @@ func (f *fixture) as(author, onBehalfOf string, role board.Role) context.Context
 
 // createInput is the create every replay test retries.
 func createInput(i int) board.CreateTicketInput {
-	return board.CreateTicketInput{RequestID: fmt.Sprintf("create-%d", i), Workspace: "ops",
-		Title: fmt.Sprintf("Ticket <%d> & more", i), Body: "body with \"quotes\", <html> & unicode ✓",
-		Priority: board.PriorityHigh, Owner: "ai:alice", Due: "2026-12-24",
-		Tags: []string{"move", fmt.Sprintf("t%d", i%3)}, Links: []board.Link{{Kind: "url", Ref: "https://example.test/x?a=1&b=2", Title: "x"}}}
+	return board.CreateTicketInput{
+		RequestID: fmt.Sprintf("create-%d", i),
+		Workspace: "ops",
+		NewTicket: board.NewTicket{
+			Title:    fmt.Sprintf("Ticket <%d> & more", i),
+			Body:     "body with \"quotes\", <html> & unicode ✓",
+			Priority: board.PriorityHigh,
+			Owner:    "ai:alice",
+			Due:      "2026-12-24",
+			Tags:     []string{"move", fmt.Sprintf("t%d", i%3)},
+			Links:    []board.Link{{Kind: "url", Ref: "https://example.test/x?a=1&b=2", Title: "x"}},
+		},
+	}
 }
 
 // grow writes a board with every kind of item through the service: a new
@@ -99,7 +108,7 @@ func grow(t *testing.T, f *fixture, n int) {
 			}
 		}
 	}
-	if _, err := f.svc.CreateTicket(admin(), board.CreateTicketInput{RequestID: "inbox-1", Workspace: "inbox", Title: "In the inbox"}); err != nil {
+	if _, err := f.svc.CreateTicket(admin(), board.CreateTicketInput{RequestID: "inbox-1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "In the inbox"}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()

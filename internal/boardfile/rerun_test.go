@@ -103,7 +103,7 @@ func TestNonEmptyTarget(t *testing.T) {
 	for _, name := range targets {
 		t.Run(name, func(t *testing.T) {
 			used := open(t, name, clock)
-			if _, err := used.svc.CreateTicket(used.as("human:ada", "", board.RoleAdmin), board.CreateTicketInput{RequestID: "mine", Workspace: "inbox", Title: "Mine"}); err != nil {
+			if _, err := used.svc.CreateTicket(used.as("human:ada", "", board.RoleAdmin), board.CreateTicketInput{RequestID: "mine", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Mine"}}); err != nil {
 				t.Fatal(err)
 			}
 			other := open(t, name, clock)
@@ -138,7 +138,7 @@ func TestMerge(t *testing.T) {
 				if _, err := dst.svc.CreateWorkspace(admin, board.CreateWorkspaceInput{RequestID: "ws", Slug: "ops", Name: "Operations"}); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := dst.svc.CreateTicket(admin, board.CreateTicketInput{RequestID: "theirs", Workspace: "ops", Title: "Their ops-1"}); err != nil {
+				if _, err := dst.svc.CreateTicket(admin, board.CreateTicketInput{RequestID: "theirs", Workspace: "ops", NewTicket: board.NewTicket{Title: "Their ops-1"}}); err != nil {
 					t.Fatal(err)
 				}
 				return dst
@@ -162,7 +162,7 @@ func TestMerge(t *testing.T) {
 			// SQLite; DynamoDB numbers from blocks an instance leased, so its
 			// next may lie past the block the target's own create took (gaps
 			// are allowed, reuse never).
-			made, err := dst.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "after", Workspace: "ops", Title: "Next"})
+			made, err := dst.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "after", Workspace: "ops", NewTicket: board.NewTicket{Title: "Next"}})
 			if err != nil || made.Ticket.Number < 5 || name == testbackends.SQLite && made.Ticket.ID != "ops-5" {
 				t.Errorf("a create after the merge made %+v, %v; want ops-5 (on DynamoDB a number of 5 or more)", made.Ticket.ID, err)
 			}

@@ -180,8 +180,18 @@ func TestLargestItemFitsALine(t *testing.T) {
 	for i := range tags {
 		tags[i] = fmt.Sprintf("%032d", i)
 	}
-	in := board.CreateTicketInput{RequestID: "largest", Workspace: "inbox", Title: "T" + strings.Repeat(angle, board.MaxTitle-1),
-		Body: strings.Repeat(control, board.MaxBody), Tags: tags, Links: links, Owner: "ai:" + strings.Repeat("a", board.MaxAgentName), Due: "2026-12-24"}
+	in := board.CreateTicketInput{
+		RequestID: "largest",
+		Workspace: "inbox",
+		NewTicket: board.NewTicket{
+			Title: "T" + strings.Repeat(angle, board.MaxTitle-1),
+			Body:  strings.Repeat(control, board.MaxBody),
+			Tags:  tags,
+			Links: links,
+			Owner: "ai:" + strings.Repeat("a", board.MaxAgentName),
+			Due:   "2026-12-24",
+		},
+	}
 	if _, err := src.svc.CreateTicket(src.as("human:ada", "", board.RoleAdmin), in); err != nil {
 		t.Fatal(err)
 	}

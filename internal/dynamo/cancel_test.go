@@ -85,7 +85,7 @@ func TestCancelWithTheWriteOnTheWire(t *testing.T) {
 				witness := openStore(t, e, nil, dynamo.Config{Table: table}) // straight to the endpoint
 				gated := openStore(t, endpoint{name: e.name, url: front.URL}, nil, dynamo.Config{Table: table, SerializeWrites: e.name == "moto"})
 				svc := newService(t, gated)
-				in := board.CreateTicketInput{RequestID: "maybe", Workspace: "inbox", Title: "maybe written"}
+				in := board.CreateTicketInput{RequestID: "maybe", Workspace: "inbox", NewTicket: board.NewTicket{Title: "maybe written"}}
 
 				ctx, cancel := context.WithCancel(aiCtx(t))
 				done := make(chan error, 1)

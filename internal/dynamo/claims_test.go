@@ -35,7 +35,7 @@ func TestClaimNextReadsTheClaimableIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, p := range []board.Priority{board.PriorityUrgent, board.PriorityUrgent} {
-				if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: fmt.Sprint("new-", p, now.UnixNano()), Workspace: "inbox", Title: "new", Priority: p}); err != nil {
+				if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: fmt.Sprint("new-", p, now.UnixNano()), Workspace: "inbox", NewTicket: board.NewTicket{Title: "new", Priority: p}}); err != nil {
 					t.Fatal(err)
 				}
 				now = now.Add(time.Millisecond)

@@ -99,7 +99,7 @@ func TestTransientErrorsAreTheSDKs(t *testing.T) {
 			s, inj, _ := faultyStore(t)
 			svc := newService(t, s)
 			inj.arm("TransactWriteItems", slices.Repeat([]fault{tc.f}, 100)...)
-			_, err := svc.CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: "r", Workspace: "inbox", Title: "t"})
+			_, err := svc.CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: "r", Workspace: "inbox", NewTicket: board.NewTicket{Title: "t"}})
 			if board.ErrorCode(err) != board.CodeInternal {
 				t.Fatalf("create while every attempt fails: %v, want an internal error", err)
 			}
@@ -240,7 +240,7 @@ func TestCancelledAfterCommit(t *testing.T) {
 	inj.arm("TransactWriteItems", slices.Repeat([]fault{faultLostResponse}, 10_000)...)
 	ctx, cancel := context.WithTimeout(aiCtx(t), 300*time.Millisecond)
 	defer cancel()
-	_, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "lost", Workspace: "inbox", Title: "t"})
+	_, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "lost", Workspace: "inbox", NewTicket: board.NewTicket{Title: "t"}})
 	if err == nil {
 		t.Fatal("create succeeded although every answer was lost")
 	}

@@ -32,7 +32,7 @@ func TestFeedOfEveryWorkspaceReadsAPage(t *testing.T) {
 			}
 			for i := range perWorkspace {
 				for _, w := range all {
-					if _, err := svc.CreateTicket(admin, board.CreateTicketInput{RequestID: fmt.Sprintf("%s-%d", w.Slug, i), Workspace: w.Slug, Title: "t"}); err != nil {
+					if _, err := svc.CreateTicket(admin, board.CreateTicketInput{RequestID: fmt.Sprintf("%s-%d", w.Slug, i), Workspace: w.Slug, NewTicket: board.NewTicket{Title: "t"}}); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -54,7 +54,7 @@ func TestFleetCreatesIntoOneWorkspace(t *testing.T) {
 				}
 				rids = append(rids, fmt.Sprintf("i%02d-c0", (i+1)%instances)) // a retry elsewhere
 				for _, rid := range rids {
-					res, err := svcs[i].CreateTicket(ctx, board.CreateTicketInput{RequestID: rid, Workspace: "inbox", Title: "fleet " + rid})
+					res, err := svcs[i].CreateTicket(ctx, board.CreateTicketInput{RequestID: rid, Workspace: "inbox", NewTicket: board.NewTicket{Title: "fleet " + rid}})
 					if err != nil {
 						errs[i] = fmt.Errorf("%s: %w", rid, err)
 						return
@@ -162,7 +162,7 @@ func TestCounterStartsFromTheWorkspaceItem(t *testing.T) {
 			results := make([]board.TicketResult, 2)
 			errs := make([]error, 2)
 			storetest.Together(2, func(i int) {
-				results[i], errs[i] = []*board.Service{a, b}[i].CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: fmt.Sprintf("old-%d", i), Workspace: "inbox", Title: "after the upgrade"})
+				results[i], errs[i] = []*board.Service{a, b}[i].CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: fmt.Sprintf("old-%d", i), Workspace: "inbox", NewTicket: board.NewTicket{Title: "after the upgrade"}})
 			})
 			if err := errors.Join(errs...); err != nil {
 				t.Fatal(err)
@@ -201,7 +201,7 @@ func TestPolicyChangeRefusesOtherInstances(t *testing.T) {
 				}
 			}
 			setPolicy(board.PolicyReadOnly)
-			_, err := writer.CreateTicket(ctx, board.CreateTicketInput{RequestID: "after-create", Workspace: "inbox", Title: "refused"})
+			_, err := writer.CreateTicket(ctx, board.CreateTicketInput{RequestID: "after-create", Workspace: "inbox", NewTicket: board.NewTicket{Title: "refused"}})
 			if board.ErrorCode(err) != board.CodeForbidden {
 				t.Errorf("create after the change: %v, want forbidden", err)
 			}

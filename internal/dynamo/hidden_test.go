@@ -27,7 +27,7 @@ func TestHiddenTicketReadsNoActivity(t *testing.T) {
 			s := openStore(t, e, counter, dynamo.Config{Table: table})
 			svc := newService(t, s)
 			person := board.WithPrincipal(context.Background(), board.Principal{Author: "human", Source: board.SourceWeb})
-			if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: "c", Workspace: "private", Title: "secret"}); err != nil {
+			if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: "c", Workspace: "private", NewTicket: board.NewTicket{Title: "secret"}}); err != nil {
 				t.Fatal(err)
 			}
 			for i := range 30 {

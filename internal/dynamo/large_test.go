@@ -39,8 +39,11 @@ func TestLargestCreate(t *testing.T) {
 				links[i] = board.Link{Kind: "article", Ref: randomText(r, board.MaxLinkRef), Title: randomText(r, board.MaxLinkTitle)}
 			}
 			body := randomText(r, board.MaxBody-3) + "END"
-			in := board.CreateTicketInput{RequestID: strings.Repeat("x", ledger.MaxRequestIDLength), Workspace: "inbox",
-				Title: randomText(r, board.MaxTitle), Body: body, Links: links}
+			in := board.CreateTicketInput{
+				RequestID: strings.Repeat("x", ledger.MaxRequestIDLength),
+				Workspace: "inbox",
+				NewTicket: board.NewTicket{Title: randomText(r, board.MaxTitle), Body: body, Links: links},
+			}
 			first, err := svc.CreateTicket(ctx, in)
 			if err != nil {
 				t.Fatalf("create: %v", err)
@@ -94,7 +97,7 @@ func TestLongJapaneseTicket(t *testing.T) {
 			ctx := aiCtx(t)
 			title, body := han(0, board.MaxTitle), han(board.MaxTitle, 5000)
 			body = strings.Repeat(body, board.MaxBody/5000)
-			created, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "long", Workspace: "inbox", Title: title, Body: body})
+			created, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "long", Workspace: "inbox", NewTicket: board.NewTicket{Title: title, Body: body}})
 			if err != nil {
 				t.Fatalf("create: %v", err)
 			}

@@ -34,20 +34,20 @@ func TestMixedConcurrentWrites(t *testing.T) {
 				var err error
 				switch k {
 				case 0: // new tickets in inbox
-					_, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("new-%d", j), Workspace: "inbox", Title: "new"})
+					_, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("new-%d", j), Workspace: "inbox", NewTicket: board.NewTicket{Title: "new"}})
 				case 1: // new tickets in reference, by a person
-					_, err = svc.CreateTicket(human, board.CreateTicketInput{RequestID: fmt.Sprintf("ref-%d", j), Workspace: "reference", Title: "ref"})
+					_, err = svc.CreateTicket(human, board.CreateTicketInput{RequestID: fmt.Sprintf("ref-%d", j), Workspace: "reference", NewTicket: board.NewTicket{Title: "ref"}})
 				case 2: // updates of different tickets
 					title := fmt.Sprintf("updated %d", j)
 					_, err = svc.UpdateTicket(ai, board.UpdateTicketInput{RequestID: fmt.Sprintf("up-%d", j), ID: fmt.Sprintf("inbox-%d", j+1), Title: &title})
 				case 3: // replays: refused transactions
 					var res board.TicketResult
-					res, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("seed-%d", j), Workspace: "inbox", Title: "to update"})
+					res, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("seed-%d", j), Workspace: "inbox", NewTicket: board.NewTicket{Title: "to update"}})
 					if err == nil && !res.Replayed {
 						err = fmt.Errorf("seed-%d was not replayed", j)
 					}
 				case 4: // refused by policy: read_only for AI
-					_, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("denied-%d", j), Workspace: "reference", Title: "no"})
+					_, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("denied-%d", j), Workspace: "reference", NewTicket: board.NewTicket{Title: "no"}})
 					if board.ErrorCode(err) == board.CodeForbidden {
 						err = nil
 					} else if err == nil {

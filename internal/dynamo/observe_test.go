@@ -44,7 +44,7 @@ func TestStoreRequestsAreCountedPerRequest(t *testing.T) {
 	rec := obs.NewRequest("req-test")
 	ctx := obs.NewContext(board.WithPrincipal(context.Background(), board.Principal{Author: "ai:counter", Source: board.SourceMCP}), rec)
 	before := received.Load()
-	if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "count-1", Workspace: "inbox", Title: "counted"}); err != nil {
+	if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "count-1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "counted"}}); err != nil {
 		t.Fatal(err)
 	}
 	sent := received.Load() - before

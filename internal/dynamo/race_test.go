@@ -50,7 +50,7 @@ func TestIdenticalCreatesReplayInOrder(t *testing.T) {
 			const n = 50
 			results := make([]board.TicketResult, n)
 			errs := make([]error, n)
-			in := board.CreateTicketInput{RequestID: "same-intent", Workspace: "inbox", Title: "one ticket, please", Tags: []string{"race"}}
+			in := board.CreateTicketInput{RequestID: "same-intent", Workspace: "inbox", NewTicket: board.NewTicket{Title: "one ticket, please", Tags: []string{"race"}}}
 			storetest.Together(n, func(i int) { results[i], errs[i] = svc.CreateTicket(aiCtx(t), in) })
 			checkOneTicket(t, svc, results, errs)
 		})

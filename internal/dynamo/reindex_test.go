@@ -17,7 +17,7 @@ func TestReindexWordsResumes(t *testing.T) {
 			s := openStore(t, ep.newEndpoint(t), nil, dynamo.Config{SerializeWrites: ep.name == "moto"})
 			svc := newService(t, s)
 			for _, id := range []string{"a", "b"} {
-				if _, err := svc.CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: id, Workspace: "inbox", Title: "記事の下書き"}); err != nil {
+				if _, err := svc.CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: id, Workspace: "inbox", NewTicket: board.NewTicket{Title: "記事の下書き"}}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -90,13 +90,13 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 	}
 	create := func(in instance, id string) func() error {
 		return func() error {
-			_, err := in.svc.CreateTicketFindingSimilar(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", Title: "ticket " + id, Tags: []string{"rt"}})
+			_, err := in.svc.CreateTicketFindingSimilar(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", NewTicket: board.NewTicket{Title: "ticket " + id, Tags: []string{"rt"}}})
 			return err
 		}
 	}
 	replay := func(in instance, id string) func() error {
 		return func() error {
-			res, err := in.svc.CreateTicketFindingSimilar(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", Title: "ticket " + id, Tags: []string{"rt"}})
+			res, err := in.svc.CreateTicketFindingSimilar(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", NewTicket: board.NewTicket{Title: "ticket " + id, Tags: []string{"rt"}}})
 			if err == nil && !res.Replayed {
 				err = fmt.Errorf("not a replay")
 			}

@@ -116,13 +116,13 @@ func measureSignedIn(t *testing.T, ep endpoint) []rtRow {
 	// request.
 	create := func(id string) func(ctx context.Context, svc *board.Service) error {
 		return func(ctx context.Context, svc *board.Service) error {
-			_, err := svc.CreateTicketFindingSimilar(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", Title: "ticket"})
+			_, err := svc.CreateTicketFindingSimilar(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", NewTicket: board.NewTicket{Title: "ticket"}})
 			return err
 		}
 	}
 	replay := func(id string) func(ctx context.Context, svc *board.Service) error {
 		return func(ctx context.Context, svc *board.Service) error {
-			res, err := svc.CreateTicketFindingSimilar(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", Title: "ticket"})
+			res, err := svc.CreateTicketFindingSimilar(ctx, board.CreateTicketInput{RequestID: id, Workspace: "inbox", NewTicket: board.NewTicket{Title: "ticket"}})
 			if err == nil && !res.Replayed {
 				err = fmt.Errorf("not a replay")
 			}

@@ -25,7 +25,7 @@ func newService(t testing.TB, s *dynamo.Store) *board.Service {
 // mustCreate creates a ticket in inbox under requestID.
 func mustCreate(t testing.TB, svc *board.Service, requestID, title string) board.TicketResult {
 	t.Helper()
-	res, err := svc.CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: requestID, Workspace: "inbox", Title: title})
+	res, err := svc.CreateTicket(aiCtx(t), board.CreateTicketInput{RequestID: requestID, Workspace: "inbox", NewTicket: board.NewTicket{Title: title}})
 	if err != nil {
 		t.Fatalf("create_ticket %s: %v", requestID, err)
 	}

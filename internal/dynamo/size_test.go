@@ -62,8 +62,19 @@ func worstTicket(kind string, r *rand.Rand) board.Ticket {
 // of kind.
 func worstCreateRecord(t *testing.T, tk board.Ticket, kind string, r *rand.Rand) ledger.Record {
 	requestID := strings.Repeat("r", ledger.MaxRequestIDLength)
-	args, err := ledger.CanonicalArgs(board.CreateTicketInput{RequestID: requestID, Workspace: tk.Workspace,
-		Title: tk.Title, Body: tk.Body, Priority: tk.Priority, Owner: *tk.Owner, Due: *tk.Due, Tags: tk.Tags, Links: tk.Links})
+	args, err := ledger.CanonicalArgs(board.CreateTicketInput{
+		RequestID: requestID,
+		Workspace: tk.Workspace,
+		NewTicket: board.NewTicket{
+			Title:    tk.Title,
+			Body:     tk.Body,
+			Priority: tk.Priority,
+			Owner:    *tk.Owner,
+			Due:      *tk.Due,
+			Tags:     tk.Tags,
+			Links:    tk.Links,
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,8 +31,11 @@ func TestAnswerGateBoundsBytesInFlight(t *testing.T) {
 	ai := board.Principal{Author: "ai:gate", Source: board.SourceMCP}
 	ctx := board.WithPrincipal(context.Background(), ai)
 	for i := range 4 {
-		if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprint(i), Workspace: "inbox", Title: "big",
-			Body: strings.Repeat("\x01", board.MaxBody)}); err != nil {
+		if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{
+			RequestID: fmt.Sprint(i),
+			Workspace: "inbox",
+			NewTicket: board.NewTicket{Title: "big", Body: strings.Repeat("\x01", board.MaxBody)},
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -213,7 +213,7 @@ func TestLargestEventsFit(t *testing.T) {
 		sizes := &responseSizes{}
 		cs := connect(t, e.URL, legacyVersion, &http.Client{Transport: sizes})
 		ctx := board.WithPrincipal(context.Background(), agent)
-		if _, err := e.Svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "moved", Workspace: "inbox", Title: "moved often"}); err != nil {
+		if _, err := e.Svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "moved", Workspace: "inbox", NewTicket: board.NewTicket{Title: "moved often"}}); err != nil {
 			t.Fatal(err)
 		}
 		const moves = 100

@@ -25,8 +25,8 @@ func TestClaimLoop(t *testing.T) {
 			rival := connect(t, ts.URL+"/mcp", modernVersion, nil)
 
 			for _, in := range []board.CreateTicketInput{
-				{RequestID: "a", Workspace: "inbox", Title: "Routine", Priority: board.PriorityLow},
-				{RequestID: "b", Workspace: "inbox", Title: "Urgent fix", Priority: board.PriorityUrgent},
+				{RequestID: "a", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Routine", Priority: board.PriorityLow}},
+				{RequestID: "b", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Urgent fix", Priority: board.PriorityUrgent}},
 			} {
 				if _, err := e.Svc.CreateTicket(human(), in); err != nil {
 					t.Fatal(err)

@@ -104,7 +104,7 @@ func TestRequestIDsAreScopedPerPrincipal(t *testing.T) {
 		if err != nil || found.Status != "unknown" || found.Result != nil {
 			t.Fatalf("other principal probing = %+v, %v; want unknown", found, err)
 		}
-		theirs, err := e.Svc.CreateTicket(other, board.CreateTicketInput{RequestID: "shared-id", Workspace: "inbox", Title: "Theirs"})
+		theirs, err := e.Svc.CreateTicket(other, board.CreateTicketInput{RequestID: "shared-id", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Theirs"}})
 		if err != nil || theirs.Replayed || theirs.Ticket.ID != "inbox-2" || theirs.Ticket.CreatedBy != "ai:other" {
 			t.Fatalf("other principal create = %+v, %v", theirs, err)
 		}

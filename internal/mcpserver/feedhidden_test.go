@@ -17,7 +17,7 @@ func TestListActivityHoldsHiddenWorkspaces(t *testing.T) {
 	onEachStore(t, envOptions{}, func(t *testing.T, e *env) {
 		cs := connect(t, e.URL, modernVersion, nil)
 		first := call[board.TicketResult](t, cs, "create_ticket", map[string]any{"request_id": "h1", "workspace": "inbox", "title": "first"})
-		if _, err := e.Svc.CreateTicket(human(), board.CreateTicketInput{RequestID: "secret", Workspace: "private", Title: "secret"}); err != nil {
+		if _, err := e.Svc.CreateTicket(human(), board.CreateTicketInput{RequestID: "secret", Workspace: "private", NewTicket: board.NewTicket{Title: "secret"}}); err != nil {
 			t.Fatal(err)
 		}
 		call[board.TicketResult](t, cs, "create_ticket", map[string]any{"request_id": "h2", "workspace": "inbox", "title": "second"})

@@ -163,8 +163,17 @@ func FuzzUpdateTicketArguments(f *testing.F) {
 	}
 	h := newFuzzServer(f)
 	created, err := h.svc.CreateTicket(board.WithPrincipal(context.Background(), fuzzAgent), board.CreateTicketInput{
-		RequestID: "fuzz-setup", Workspace: "inbox", Title: "The ticket", Body: "text", Priority: board.PriorityLow,
-		Owner: "ai:fuzz", Due: "2026-12-24", Tags: []string{"a"}, Links: []board.Link{{Kind: "url", Ref: "https://x.test/1", Title: "one"}},
+		RequestID: "fuzz-setup",
+		Workspace: "inbox",
+		NewTicket: board.NewTicket{
+			Title:    "The ticket",
+			Body:     "text",
+			Priority: board.PriorityLow,
+			Owner:    "ai:fuzz",
+			Due:      "2026-12-24",
+			Tags:     []string{"a"},
+			Links:    []board.Link{{Kind: "url", Ref: "https://x.test/1", Title: "one"}},
+		},
 	})
 	if err != nil {
 		f.Fatal(err)

@@ -30,7 +30,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			}
 			schemas[tool.Name] = resolved
 		}
-		if _, err := e.Svc.CreateTicket(human(), board.CreateTicketInput{RequestID: "h", Workspace: "inbox", Title: "Waiting", Due: "2026-12-01"}); err != nil {
+		if _, err := e.Svc.CreateTicket(human(), board.CreateTicketInput{RequestID: "h", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Waiting", Due: "2026-12-01"}}); err != nil {
 			t.Fatal(err)
 		}
 		calls := []struct {

@@ -13,7 +13,7 @@ import (
 func seedPolicyTickets(t *testing.T, e *env) {
 	t.Helper()
 	for _, ws := range []string{"reference", "private"} {
-		if _, err := e.Svc.CreateTicket(human(), board.CreateTicketInput{RequestID: "seed-" + ws, Workspace: ws, Title: "Kept by people", Tags: []string{"secret"}}); err != nil {
+		if _, err := e.Svc.CreateTicket(human(), board.CreateTicketInput{RequestID: "seed-" + ws, Workspace: ws, NewTicket: board.NewTicket{Title: "Kept by people", Tags: []string{"secret"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -45,12 +45,12 @@ func before(s, a, b string) bool {
 func TestPromptTriage(t *testing.T) {
 	onStoresAndRevisions(t, func(t *testing.T, e *env, cs *mcp.ClientSession) {
 		s := seedAs(t, e, board.WithPrincipal(t.Context(), agent))
-		unownedOld := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "Unowned old", Body: "Users cannot log in.\nSee the logs."})
-		owned := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "Owned one", Owner: "human:alice"})
-		unownedNew := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "Unowned new"})
-		waiting := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "For the agent"})
+		unownedOld := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Unowned old", Body: "Users cannot log in.\nSee the logs."}})
+		owned := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Owned one", Owner: "human:alice"}})
+		unownedNew := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Unowned new"}})
+		waiting := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "For the agent"}})
 		s.move(waiting.ID, board.StatusWaitingAI, "")
-		doing := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "Being done"})
+		doing := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Being done"}})
 		s.move(doing.ID, board.StatusDoing, "")
 
 		text := promptText(t, cs, "triage", map[string]string{"workspace": "inbox"})
@@ -83,11 +83,11 @@ func TestPromptTriage(t *testing.T) {
 func TestPromptStandup(t *testing.T) {
 	onStoresAndRevisions(t, func(t *testing.T, e *env, cs *mcp.ClientSession) {
 		s := seedAs(t, e, board.WithPrincipal(t.Context(), agent))
-		working := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "Working on it"})
+		working := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Working on it"}})
 		s.move(working.ID, board.StatusDoing, "started")
-		asks := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "Needs a decision"})
+		asks := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Needs a decision"}})
 		s.move(asks.ID, board.StatusWaitingHuman, "which option?")
-		idle := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "Idle candidate"})
+		idle := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Idle candidate"}})
 
 		text := promptText(t, cs, "standup", map[string]string{"workspace": "inbox", "since": "1h"})
 		for _, want := range []string{"## Changed since", "## doing (1)", "## waiting_human (1)",

@@ -20,7 +20,7 @@ func TestResourceReadTicket(t *testing.T) {
 	onStoresAndRevisions(t, func(t *testing.T, e *env, cs *mcp.ClientSession) {
 		s := seedAs(t, e, board.WithPrincipal(t.Context(), agent))
 		body := "Intro line.\n\n" + strings.Repeat("é", 20000-len("Intro line.\n\n")-1) + "Z"
-		tk := s.create(board.CreateTicketInput{Workspace: "inbox", Title: "Fix the login page", Body: body, Priority: board.PriorityHigh, Owner: "human:alice", Due: "2026-12-24", Tags: []string{"auth", "web"}})
+		tk := s.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Fix the login page", Body: body, Priority: board.PriorityHigh, Owner: "human:alice", Due: "2026-12-24", Tags: []string{"auth", "web"}}})
 		for i := range 14 {
 			s.note(tk.ID, "note-"+string(rune('a'+i))+" "+strings.Repeat("n", 3000))
 		}
@@ -99,11 +99,11 @@ func TestResourcesListRecentTickets(t *testing.T) {
 	onStoresAndRevisions(t, func(t *testing.T, e *env, cs *mcp.ClientSession) {
 		ai := seedAs(t, e, board.WithPrincipal(t.Context(), agent))
 		people := seedAs(t, e, human())
-		first := ai.create(board.CreateTicketInput{Workspace: "inbox", Title: "First"})
-		second := ai.create(board.CreateTicketInput{Workspace: "inbox", Title: "Second"})
-		ref := people.create(board.CreateTicketInput{Workspace: "reference", Title: "Reference doc"})
+		first := ai.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "First"}})
+		second := ai.create(board.CreateTicketInput{Workspace: "inbox", NewTicket: board.NewTicket{Title: "Second"}})
+		ref := people.create(board.CreateTicketInput{Workspace: "reference", NewTicket: board.NewTicket{Title: "Reference doc"}})
 		ai.note(first.ID, "first changed last") // first is now the newest change
-		secret := people.create(board.CreateTicketInput{Workspace: "private", Title: "Secret plan"})
+		secret := people.create(board.CreateTicketInput{Workspace: "private", NewTicket: board.NewTicket{Title: "Secret plan"}})
 		people.note(secret.ID, "newest of all")
 
 		res, err := cs.ListResources(t.Context(), nil)
@@ -152,7 +152,7 @@ func TestResourcesListKeepsStaticResources(t *testing.T) {
 				})
 			ts := httptest.NewServer(mcpserver.Handler(server, mcpserver.HandlerOptions{}))
 			t.Cleanup(ts.Close)
-			made, err := svc.CreateTicket(board.WithPrincipal(t.Context(), agent), board.CreateTicketInput{RequestID: "s1", Workspace: "inbox", Title: "Listed"})
+			made, err := svc.CreateTicket(board.WithPrincipal(t.Context(), agent), board.CreateTicketInput{RequestID: "s1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Listed"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -95,7 +95,7 @@ func createdText(t *testing.T, res *mcpResult) string {
 func TestCreateTicketReplayOfARecordWithoutSimilar(t *testing.T) {
 	onStoresAndRevisions(t, func(t *testing.T, e *env, cs *mcpSession) {
 		call[board.CreatedTicket](t, cs, "create_ticket", map[string]any{"request_id": "o1", "workspace": "inbox", "title": "Login fails on Safari"})
-		in := board.CreateTicketInput{RequestID: "o2", Workspace: "inbox", Title: "Safari login fails again"}
+		in := board.CreateTicketInput{RequestID: "o2", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Safari login fails again"}}
 		if _, err := e.Svc.CreateTicket(board.WithPrincipal(context.Background(), agent), in); err != nil {
 			t.Fatal(err)
 		}

@@ -213,7 +213,7 @@ func TestIdempotencyKeyStatuses(t *testing.T) {
 		e := newEnv(t, backend)
 		alice := e.tokens["alice"]
 		body := map[string]any{"title": "held"}
-		in := board.CreateTicketInput{RequestID: "running-1", Workspace: "inbox", Title: "held"}
+		in := board.CreateTicketInput{RequestID: "running-1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "held"}}
 		if err := in.Validate(); err != nil {
 			t.Fatal(err)
 		}

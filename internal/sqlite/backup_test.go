@@ -38,8 +38,11 @@ func TestBackupDuringWriteStorm(t *testing.T) {
 	var acked []string
 	ackedCount := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
 	stop := storm(t, 4, func(w, i int) error {
-		res, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("storm-%d-%d", w, i),
-			Workspace: "inbox", Title: fmt.Sprintf("Storm %d/%d", w, i), Body: strings.Repeat("x", 200)})
+		res, err := svc.CreateTicket(ctx, board.CreateTicketInput{
+			RequestID: fmt.Sprintf("storm-%d-%d", w, i),
+			Workspace: "inbox",
+			NewTicket: board.NewTicket{Title: fmt.Sprintf("Storm %d/%d", w, i), Body: strings.Repeat("x", 200)},
+		})
 		if err == nil {
 			mu.Lock()
 			acked = append(acked, res.Ticket.ID)
@@ -102,8 +105,11 @@ func TestBackupDuringWriteStorm(t *testing.T) {
 		}
 	}
 	// A retry of a write acknowledged before the backup replays on the copy.
-	again, err := restored.CreateTicket(ctx, board.CreateTicketInput{RequestID: "storm-0-0", Workspace: "inbox",
-		Title: "Storm 0/0", Body: strings.Repeat("x", 200)})
+	again, err := restored.CreateTicket(ctx, board.CreateTicketInput{
+		RequestID: "storm-0-0",
+		Workspace: "inbox",
+		NewTicket: board.NewTicket{Title: "Storm 0/0", Body: strings.Repeat("x", 200)},
+	})
 	if err != nil || !again.Replayed {
 		t.Fatalf("a retry on the restored copy: replayed %v, %v; want the first answer replayed", again.Replayed, err)
 	}

@@ -55,7 +55,7 @@ func TestCancelAtTheAmbiguousMoment(t *testing.T) {
 			t.Cleanup(func() { st.Close() })
 			svc := newService(t, st)
 			principal := board.Principal{Author: "ai:test", Source: board.SourceMCP}
-			in := board.CreateTicketInput{RequestID: "maybe", Workspace: "inbox", Title: "maybe written"}
+			in := board.CreateTicketInput{RequestID: "maybe", Workspace: "inbox", NewTicket: board.NewTicket{Title: "maybe written"}}
 
 			reached, release := make(chan struct{}), make(chan struct{})
 			c.place(st, reached, release)

@@ -54,7 +54,7 @@ func TestFailedCommitAnswersNothingDone(t *testing.T) {
 	a, b := newService(t, st), newService(t, st)
 	ai := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:test", Source: board.SourceMCP})
 	for _, title := range []string{"noted", "updated"} {
-		if _, err := a.CreateTicket(ai, board.CreateTicketInput{RequestID: "seed-" + title, Workspace: "inbox", Title: title}); err != nil {
+		if _, err := a.CreateTicket(ai, board.CreateTicketInput{RequestID: "seed-" + title, Workspace: "inbox", NewTicket: board.NewTicket{Title: title}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func TestFailedCommitAnswersNothingDone(t *testing.T) {
 	}
 	create := func(svc *board.Service, rid string) call {
 		return call{rid, func() (string, bool, error) {
-			r, err := svc.CreateTicket(ai, board.CreateTicketInput{RequestID: rid, Workspace: "inbox", Title: "made " + rid})
+			r, err := svc.CreateTicket(ai, board.CreateTicketInput{RequestID: rid, Workspace: "inbox", NewTicket: board.NewTicket{Title: "made " + rid}})
 			return r.Ticket.ID, r.Replayed, err
 		}}
 	}

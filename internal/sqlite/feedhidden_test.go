@@ -32,7 +32,7 @@ func TestFeedNeverReadsHiddenEvents(t *testing.T) {
 	}
 	person := board.WithPrincipal(t.Context(), board.Principal{Author: "human", Source: board.SourceWeb})
 	for _, c := range []struct{ key, ws string }{{"a1", "inbox"}, {"h", "private"}, {"a2", "inbox"}} {
-		if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: c.key, Workspace: c.ws, Title: c.key}); err != nil {
+		if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: c.key, Workspace: c.ws, NewTicket: board.NewTicket{Title: c.key}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -45,7 +45,7 @@ func TestStoreFilesAreTheOwnersAlone(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := board.WithPrincipal(t.Context(), board.Principal{Author: "ai:modes", Source: board.SourceMCP})
-			if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "modes-1", Workspace: "inbox", Title: "Private"}); err != nil {
+			if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "modes-1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Private"}}); err != nil {
 				t.Fatal(err)
 			}
 			db := filepath.Join(dir, sqlite.FileName)

@@ -30,7 +30,7 @@ func TestHiddenTicketReadsNoActivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	person := board.WithPrincipal(t.Context(), board.Principal{Author: "human", Source: board.SourceWeb})
-	if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: "c", Workspace: "private", Title: "secret"}); err != nil {
+	if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: "c", Workspace: "private", NewTicket: board.NewTicket{Title: "secret"}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 50 {

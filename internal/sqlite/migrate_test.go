@@ -151,7 +151,7 @@ func TestMigrateVersion0(t *testing.T) {
 		t.Fatal(err)
 	}
 	ai := board.WithPrincipal(ctx, board.Principal{Author: "ai:new", Source: board.SourceMCP})
-	res, err := svc.CreateTicket(ai, board.CreateTicketInput{RequestID: "new", Workspace: "inbox", Title: "New needle", Tags: []string{"rare"}})
+	res, err := svc.CreateTicket(ai, board.CreateTicketInput{RequestID: "new", Workspace: "inbox", NewTicket: board.NewTicket{Title: "New needle", Tags: []string{"rare"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

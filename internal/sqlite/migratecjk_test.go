@@ -27,7 +27,7 @@ func TestMigrateCJKPairs(t *testing.T) {
 	}
 	ai := board.WithPrincipal(ctx, board.Principal{Author: "ai:old", Source: board.SourceMCP})
 	for i, title := range []string{"ブログ記事の下書きを確認する", "Claude Code から追加: LED 点滅の記事案", "plain latin"} {
-		if _, err := svc.CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprint("c", i), Workspace: "inbox", Title: title, Body: "両方を比較"}); err != nil {
+		if _, err := svc.CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprint("c", i), Workspace: "inbox", NewTicket: board.NewTicket{Title: title, Body: "両方を比較"}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -32,7 +32,7 @@ func TestStatementsAreCountedPerRequest(t *testing.T) {
 	}
 	write := obs.NewRequest("write")
 	ctx := obs.NewContext(board.WithPrincipal(context.Background(), board.Principal{Author: "ai:counter", Source: board.SourceMCP}), write)
-	if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c-1", Workspace: "inbox", Title: "counted"}); err != nil {
+	if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c-1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "counted"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := write.StoreRequests(); got < 2 {

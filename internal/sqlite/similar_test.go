@@ -29,8 +29,11 @@ func openSimilarBoard(tb testing.TB, n int) (*Store, *board.Service) {
 	}
 	ctx := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:similar", Source: board.SourceMCP})
 	for i := range n {
-		if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("s-%d", i),
-			Workspace: "inbox", Title: fmt.Sprintf("similar ticket number %d", 1000+i)}); err != nil {
+		if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{
+			RequestID: fmt.Sprintf("s-%d", i),
+			Workspace: "inbox",
+			NewTicket: board.NewTicket{Title: fmt.Sprintf("similar ticket number %d", 1000+i)},
+		}); err != nil {
 			tb.Fatal(err)
 		}
 	}

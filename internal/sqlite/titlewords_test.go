@@ -37,10 +37,10 @@ func titleWordRows(t *testing.T, s *Store) []string {
 func TestTitleWordsFollowTheTitle(t *testing.T) {
 	s, svc := openSimilarBoard(t, 0)
 	ctx := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:similar", Source: board.SourceMCP})
-	if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "a", Workspace: "inbox", Title: "Login FAILS on Safari"}); err != nil {
+	if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "a", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Login FAILS on Safari"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "b", Workspace: "inbox", Title: "記事案"}); err != nil {
+	if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "b", Workspace: "inbox", NewTicket: board.NewTicket{Title: "記事案"}}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"inbox 1 fails", "inbox 1 login", "inbox 1 on", "inbox 1 safari", "inbox 2 事案", "inbox 2 記事"}
@@ -75,7 +75,7 @@ func TestMigrateTitleWords(t *testing.T) {
 	}
 	ai := board.WithPrincipal(ctx, board.Principal{Author: "ai:old", Source: board.SourceMCP})
 	for i, title := range []string{"Printer jams on floor two", "Printer jams again", "Coffee machine"} {
-		if _, err := svc.CreateTicket(ai, board.CreateTicketInput{RequestID: strings.Repeat("c", i+1), Workspace: "inbox", Title: title}); err != nil {
+		if _, err := svc.CreateTicket(ai, board.CreateTicketInput{RequestID: strings.Repeat("c", i+1), Workspace: "inbox", NewTicket: board.NewTicket{Title: title}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -75,7 +75,7 @@ func personCtx(f *fixture, handle string) context.Context {
 // ticket creates a ticket as a person and returns its id.
 func (r *claimRig) ticket(t *testing.T, workspace, title string, opts ...func(*board.CreateTicketInput)) string {
 	t.Helper()
-	in := board.CreateTicketInput{RequestID: r.f.id("c"), Workspace: workspace, Title: title}
+	in := board.CreateTicketInput{RequestID: r.f.id("c"), Workspace: workspace, NewTicket: board.NewTicket{Title: title}}
 	for _, o := range opts {
 		o(&in)
 	}

@@ -77,7 +77,7 @@ func testContention(t *testing.T, open Instances, instances int) {
 	const writers, calls = 16, 4
 	svcs := services(t, open, instances)
 	ctx := racerCtx(t)
-	created, err := svcs[0].CreateTicket(ctx, board.CreateTicketInput{RequestID: "contended", Workspace: "inbox", Title: "contended"})
+	created, err := svcs[0].CreateTicket(ctx, board.CreateTicketInput{RequestID: "contended", Workspace: "inbox", NewTicket: board.NewTicket{Title: "contended"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func testCreatesOneKeyAcrossInstances(t *testing.T, open Instances) {
 	const instances, n = 5, 50
 	svcs := services(t, open, instances)
 	ctx := racerCtx(t)
-	in := board.CreateTicketInput{RequestID: "same-intent", Workspace: "inbox", Title: "one ticket, please", Tags: []string{"race"}}
+	in := board.CreateTicketInput{RequestID: "same-intent", Workspace: "inbox", NewTicket: board.NewTicket{Title: "one ticket, please", Tags: []string{"race"}}}
 	results := make([]board.TicketResult, n)
 	errs := make([]error, n)
 	Together(n, func(i int) { results[i], errs[i] = svcs[i%instances].CreateTicket(ctx, in) })
@@ -222,7 +222,7 @@ func testCreatesAcrossInstances(t *testing.T, open Instances) {
 	results := make([]board.TicketResult, n)
 	errs := make([]error, n)
 	Together(n, func(i int) {
-		in := board.CreateTicketInput{RequestID: fmt.Sprintf("intent-%02d", i), Workspace: "inbox", Title: "racer"}
+		in := board.CreateTicketInput{RequestID: fmt.Sprintf("intent-%02d", i), Workspace: "inbox", NewTicket: board.NewTicket{Title: "racer"}}
 		results[i], errs[i] = svcs[i%instances].CreateTicket(ctx, in)
 	})
 	seen := map[string]bool{}

@@ -26,7 +26,7 @@ func testCursorAcrossInstances(t *testing.T, open Instances) {
 	svcs := services(t, open, 2)
 	ctx := racerCtx(t)
 	for _, id := range []string{"one", "two", "three"} {
-		if _, err := svcs[0].CreateTicket(ctx, board.CreateTicketInput{RequestID: "cursor-" + id, Workspace: "inbox", Title: id}); err != nil {
+		if _, err := svcs[0].CreateTicket(ctx, board.CreateTicketInput{RequestID: "cursor-" + id, Workspace: "inbox", NewTicket: board.NewTicket{Title: id}}); err != nil {
 			t.Fatal(err)
 		}
 	}

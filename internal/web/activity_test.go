@@ -23,7 +23,7 @@ func TestTicketPagePagesOlderNotes(t *testing.T) {
 	b := e.browser()
 	b.signIn("alice", testPassword)
 	ctx := board.WithPrincipal(context.Background(), board.Principal{Author: "human:alice", Source: board.SourceWeb})
-	if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c", Workspace: "inbox", Title: "busy"}); err != nil {
+	if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c", Workspace: "inbox", NewTicket: board.NewTicket{Title: "busy"}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 25 {

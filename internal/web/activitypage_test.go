@@ -35,7 +35,7 @@ func TestActivityPage(t *testing.T) {
 			if i%4 == 0 {
 				ctx = agent
 			}
-			if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("c%d", i), Workspace: "inbox", Title: fmt.Sprintf("ticket %d", i)}); err != nil {
+			if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("c%d", i), Workspace: "inbox", NewTicket: board.NewTicket{Title: fmt.Sprintf("ticket %d", i)}}); err != nil {
 				t.Fatal(err)
 			}
 			e.clock.Add(time.Second)

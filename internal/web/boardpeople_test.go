@@ -43,7 +43,7 @@ func TestOwnerPicker(t *testing.T) {
 		b := e.browser()
 		b.signIn("alice", testPassword)
 		agent := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:helper", Source: board.SourceMCP})
-		if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "a", Workspace: "inbox", Title: "from an agent", Owner: "ai:other"}); err != nil {
+		if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "a", Workspace: "inbox", NewTicket: board.NewTicket{Title: "from an agent", Owner: "ai:other"}}); err != nil {
 			t.Fatal(err)
 		}
 		values, selected := ownerOptions(t, b.get("/w/inbox").body, "/w/inbox/tickets")
@@ -74,7 +74,7 @@ func TestAssignToMe(t *testing.T) {
 		b := e.browser()
 		b.signIn("alice", testPassword)
 		ctx := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:helper", Source: board.SourceMCP})
-		if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "a", Workspace: "inbox", Title: "nobody's"}); err != nil {
+		if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "a", Workspace: "inbox", NewTicket: board.NewTicket{Title: "nobody's"}}); err != nil {
 			t.Fatal(err)
 		}
 		tp := b.get("/tickets/inbox-1")
@@ -129,7 +129,7 @@ func TestWaitingForMe(t *testing.T) {
 			{"inbox", "mine but doing", "human:alice", board.StatusDoing},
 		}
 		for i, tk := range tickets {
-			res, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("c%d", i), Workspace: tk.ws, Title: tk.title, Owner: tk.owner})
+			res, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("c%d", i), Workspace: tk.ws, NewTicket: board.NewTicket{Title: tk.title, Owner: tk.owner}})
 			if err != nil {
 				t.Fatal(i, err)
 			}

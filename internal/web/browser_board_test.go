@@ -52,23 +52,30 @@ func seedBoard(t *testing.T, e *env) {
 		move board.Status
 	}{
 		{func() board.CreateTicketInput {
-			return board.CreateTicketInput{Title: "Write the release notes", Priority: "high", Owner: "human:alice", Due: day(2), Tags: []string{"docs"}}
+			return board.CreateTicketInput{NewTicket: board.NewTicket{Title: "Write the release notes", Priority: "high", Owner: "human:alice", Due: day(2), Tags: []string{"docs"}}}
 		}, "alice", ""},
 		{func() board.CreateTicketInput {
-			return board.CreateTicketInput{Title: "Check every link in the documentation and the README, including the ones to the deployment guide and the OAuth notes",
-				Priority: "urgent", Owner: "ai:claude", Due: day(-2), Tags: []string{"docs", "links"}}
+			return board.CreateTicketInput{
+				NewTicket: board.NewTicket{
+					Title:    "Check every link in the documentation and the README, including the ones to the deployment guide and the OAuth notes",
+					Priority: "urgent",
+					Owner:    "ai:claude",
+					Due:      day(-2),
+					Tags:     []string{"docs", "links"},
+				},
+			}
 		}, "agent", ""},
 		{func() board.CreateTicketInput {
-			return board.CreateTicketInput{Title: "Decide on the retention of request records", Owner: "human:alice", Tags: []string{"ledger"}}
+			return board.CreateTicketInput{NewTicket: board.NewTicket{Title: "Decide on the retention of request records", Owner: "human:alice", Tags: []string{"ledger"}}}
 		}, "alice", board.StatusWaitingHuman},
 		{func() board.CreateTicketInput {
-			return board.CreateTicketInput{Title: "Summarise last week's imports", Priority: "low", Tags: []string{"report"}}
+			return board.CreateTicketInput{NewTicket: board.NewTicket{Title: "Summarise last week's imports", Priority: "low", Tags: []string{"report"}}}
 		}, "agent", board.StatusWaitingAI},
 		{func() board.CreateTicketInput {
-			return board.CreateTicketInput{Title: "Rotate the API tokens of the build machines"}
+			return board.CreateTicketInput{NewTicket: board.NewTicket{Title: "Rotate the API tokens of the build machines"}}
 		}, "alice", board.StatusHold},
 		{func() board.CreateTicketInput {
-			return board.CreateTicketInput{Title: "Move the board to the new table", Priority: "high", Tags: []string{"dynamodb"}}
+			return board.CreateTicketInput{NewTicket: board.NewTicket{Title: "Move the board to the new table", Priority: "high", Tags: []string{"dynamodb"}}}
 		}, "alice", board.StatusDone},
 	} {
 		ctx := alice

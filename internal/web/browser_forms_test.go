@@ -36,7 +36,7 @@ func runBrowserForms(t *testing.T, exe, backend string) {
 	e.addPerson("alice", board.RoleAdmin)
 	e.addPerson("bob", board.RoleMember)
 	agent := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:agent", Source: board.SourceMCP})
-	res, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "a1", Workspace: "inbox", Title: "Which colour for the button?"})
+	res, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "a1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Which colour for the button?"}})
 	if err != nil {
 		t.Fatal(err)
 	}

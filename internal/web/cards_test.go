@@ -21,8 +21,17 @@ func checkCardContent(t *testing.T, backend string) {
 	b := e.browser()
 	day := func(offset int) string { return time.Now().UTC().AddDate(0, 0, offset).Format(time.DateOnly) }
 	agent := board.WithPrincipal(t.Context(), board.Principal{Author: "ai:claude", OnBehalfOf: "human:alice"})
-	if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "card-1", Workspace: "inbox",
-		Title: "Late from the agent", Owner: "human:alice", Priority: "urgent", Due: day(-3), Tags: []string{"docs", "ux.v2"}}); err != nil {
+	if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{
+		RequestID: "card-1",
+		Workspace: "inbox",
+		NewTicket: board.NewTicket{
+			Title:    "Late from the agent",
+			Owner:    "human:alice",
+			Priority: "urgent",
+			Due:      day(-3),
+			Tags:     []string{"docs", "ux.v2"},
+		},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if r := b.post("/w/inbox/tickets", url.Values{"request_id": {"card-2"}, "title": {"Later by a person"}, "due": {day(5)}}); r.status != 303 {

@@ -21,7 +21,7 @@ func TestBreakClaim(t *testing.T) {
 		b := e.browser()
 		b.signIn("alice", testPassword)
 		agent := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:helper", OnBehalfOf: "human:bob", Source: board.SourceMCP})
-		if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "a", Workspace: "inbox", Title: "held"}); err != nil {
+		if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "a", Workspace: "inbox", NewTicket: board.NewTicket{Title: "held"}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.svc.ClaimTicket(agent, board.ClaimTicketInput{RequestID: "c", ID: "inbox-1"}); err != nil {

@@ -165,7 +165,7 @@ func TestRefusedEditAndNoteKeepInput(t *testing.T) {
 		b := e.browser()
 		b.signIn("alice", testPassword)
 		ctx := board.WithPrincipal(context.Background(), board.Principal{Author: "human:alice", Source: board.SourceWeb})
-		if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c", Workspace: "inbox", Title: "Stored title", Body: "stored body"}); err != nil {
+		if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c", Workspace: "inbox", NewTicket: board.NewTicket{Title: "Stored title", Body: "stored body"}}); err != nil {
 			t.Fatal(err)
 		}
 		const edit = "/tickets/inbox-1/edit"
@@ -215,7 +215,7 @@ func TestFormURLsAnswerGet(t *testing.T) {
 		b := e.browser()
 		b.signIn("root", testPassword)
 		ctx := board.WithPrincipal(context.Background(), board.Principal{Author: "human:root", Source: board.SourceWeb})
-		if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c", Workspace: "inbox", Title: "t"}); err != nil {
+		if _, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: "c", Workspace: "inbox", NewTicket: board.NewTicket{Title: "t"}}); err != nil {
 			t.Fatal(err)
 		}
 		b.post("/tokens", url.Values{"request_id": {"web-tok"}, "label": {"a token"}})

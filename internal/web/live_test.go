@@ -100,7 +100,7 @@ func TestLiveMarkersMoveWithEveryChange(t *testing.T) {
 			do   func()
 		}{
 			{"a ticket created over MCP", func() {
-				must("create")(other.CreateTicket(agent, board.CreateTicketInput{RequestID: "c1", Workspace: "inbox", Title: "first"}))
+				must("create")(other.CreateTicket(agent, board.CreateTicketInput{RequestID: "c1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "first"}}))
 			}},
 			{"a ticket updated", func() {
 				title := "first, renamed"
@@ -169,7 +169,7 @@ func TestLiveMarkersFollowTheBoardsRules(t *testing.T) {
 		e := newEnv(t, backend, auth.ModeRequired)
 		e.addPerson("alice", board.RoleMember)
 		person := board.WithPrincipal(context.Background(), board.Principal{Author: "human:alice", Source: board.SourceWeb})
-		if _, err := e.svc.CreateTicket(person, board.CreateTicketInput{RequestID: "p1", Workspace: "private", Title: "secret"}); err != nil {
+		if _, err := e.svc.CreateTicket(person, board.CreateTicketInput{RequestID: "p1", Workspace: "private", NewTicket: board.NewTicket{Title: "secret"}}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -238,7 +238,7 @@ func TestLiveIdlePollIsOneStoreRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		person := board.WithPrincipal(context.Background(), board.Principal{Author: "human:alice", Source: board.SourceWeb})
-		if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: "c1", Workspace: "inbox", Title: "one"}); err != nil {
+		if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: "c1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "one"}}); err != nil {
 			t.Fatal(err)
 		}
 		polls := map[string]func(ctx context.Context) error{

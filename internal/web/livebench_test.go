@@ -35,7 +35,7 @@ func BenchmarkLivePoll(b *testing.B) {
 			}
 			person := board.WithPrincipal(context.Background(), board.Principal{Author: "human:local", Source: board.SourceWeb})
 			for _, title := range []string{"one", "two", "three"} {
-				if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: "bench-" + title, Workspace: "inbox", Title: title}); err != nil {
+				if _, err := svc.CreateTicket(person, board.CreateTicketInput{RequestID: "bench-" + title, Workspace: "inbox", NewTicket: board.NewTicket{Title: title}}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -21,7 +21,7 @@ func TestSimilarTypeAhead(t *testing.T) {
 		e.addPerson("alice", board.RoleMember)
 		agent := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:agent", Source: board.SourceMCP})
 		for i, title := range []string{"Printer jams on floor two", "Coffee <machine> broken", "Printer toner empty", "ブログ記事の下書き"} {
-			if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "s" + string(rune('1'+i)), Workspace: "inbox", Title: title}); err != nil {
+			if _, err := e.svc.CreateTicket(agent, board.CreateTicketInput{RequestID: "s" + string(rune('1'+i)), Workspace: "inbox", NewTicket: board.NewTicket{Title: title}}); err != nil {
 				t.Fatal(err)
 			}
 		}

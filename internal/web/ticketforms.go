@@ -71,13 +71,15 @@ func (s *Server) createTicket(w http.ResponseWriter, r *http.Request) {
 	in := board.CreateTicketInput{
 		RequestID: r.PostFormValue("request_id"),
 		Workspace: slug,
-		Title:     strings.TrimSpace(r.PostFormValue("title")),
-		Body:      r.PostFormValue("body"),
-		Priority:  board.Priority(r.PostFormValue("priority")),
-		Owner:     s.normaliseOwner(r, r.PostFormValue("owner")),
-		Due:       strings.TrimSpace(r.PostFormValue("due")),
-		Tags:      splitTags(r.PostFormValue("tags")),
-		Links:     parseLinks(r.PostFormValue("links")),
+		NewTicket: board.NewTicket{
+			Title:    strings.TrimSpace(r.PostFormValue("title")),
+			Body:     r.PostFormValue("body"),
+			Priority: board.Priority(r.PostFormValue("priority")),
+			Owner:    s.normaliseOwner(r, r.PostFormValue("owner")),
+			Due:      strings.TrimSpace(r.PostFormValue("due")),
+			Tags:     splitTags(r.PostFormValue("tags")),
+			Links:    parseLinks(r.PostFormValue("links")),
+		},
 	}
 	res, err := s.cfg.Service.CreateTicket(r.Context(), in)
 	board.Observe(r.Context(), res, err) // the request's log line: replayed, or the error

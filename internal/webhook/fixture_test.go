@@ -62,7 +62,7 @@ func (f *fixture) rid() string { f.n++; return fmt.Sprintf("req-%d", f.n) }
 
 func (f *fixture) create(t *testing.T, title string) string {
 	t.Helper()
-	r, err := f.board.CreateTicket(f.admin, board.CreateTicketInput{RequestID: f.rid(), Workspace: "inbox", Title: title})
+	r, err := f.board.CreateTicket(f.admin, board.CreateTicketInput{RequestID: f.rid(), Workspace: "inbox", NewTicket: board.NewTicket{Title: title}})
 	if err != nil {
 		t.Fatal(err)
 	}

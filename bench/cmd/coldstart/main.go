@@ -212,7 +212,10 @@ func run(runs int) error {
 		return err
 	}
 	seeded, err := seeder.CreateTicket(board.WithPrincipal(ctx, auth.Operator), board.CreateTicketInput{
-		RequestID: "coldstart-seed", Workspace: "inbox", Title: "read by the cold starts"})
+		RequestID: "coldstart-seed",
+		Workspace: "inbox",
+		NewTicket: board.NewTicket{Title: "read by the cold starts"},
+	})
 	if err != nil {
 		return err
 	}

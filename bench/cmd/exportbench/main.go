@@ -40,8 +40,15 @@ func grow(st board.Store, n int) error {
 		return err
 	}
 	for i := 1; i <= n; i++ {
-		res, err := svc.CreateTicket(agent, board.CreateTicketInput{RequestID: fmt.Sprintf("c-%d", i), Workspace: "inbox",
-			Title: fmt.Sprintf("Ticket %05d", i), Body: "A ticket with a line of text, as most have.", Tags: []string{"bench"}})
+		res, err := svc.CreateTicket(agent, board.CreateTicketInput{
+			RequestID: fmt.Sprintf("c-%d", i),
+			Workspace: "inbox",
+			NewTicket: board.NewTicket{
+				Title: fmt.Sprintf("Ticket %05d", i),
+				Body:  "A ticket with a line of text, as most have.",
+				Tags:  []string{"bench"},
+			},
+		})
 		if err != nil {
 			return err
 		}

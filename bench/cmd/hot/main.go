@@ -160,7 +160,7 @@ func runOne(name, url string, k int, opt options) (result, error) {
 	}
 	ai := board.WithPrincipal(ctx, board.Principal{Author: "ai:bench", Source: board.SourceMCP})
 	for i := range opt.seed {
-		if _, err := svcs[0].CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("seed-%d", i), Workspace: "inbox", Title: "seed"}); err != nil {
+		if _, err := svcs[0].CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("seed-%d", i), Workspace: "inbox", NewTicket: board.NewTicket{Title: "seed"}}); err != nil {
 			return result{}, err
 		}
 	}
@@ -187,7 +187,7 @@ func runOne(name, url string, k int, opt options) (result, error) {
 				var err error
 				switch (i + c) % 4 {
 				case 0:
-					_, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: rid, Workspace: "inbox", Title: "busy " + rid})
+					_, err = svc.CreateTicket(ai, board.CreateTicketInput{RequestID: rid, Workspace: "inbox", NewTicket: board.NewTicket{Title: "busy " + rid}})
 				case 1:
 					_, err = svc.MoveTicket(ai, board.MoveTicketInput{RequestID: rid, ID: id, Status: statuses[rnd.IntN(len(statuses))]})
 				case 2:

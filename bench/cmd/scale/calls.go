@@ -112,8 +112,11 @@ func allCalls() []call {
 		}},
 		{name: "create_ticket", fn: func(ctx context.Context, svc *board.Service, _ int) (int, error) {
 			n := created.Add(1) // unique across sizes: never a replay
-			_, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("bench-scale-%s-%d", runID, n),
-				Workspace: workspace, Title: fmt.Sprintf("measured create %d", n)})
+			_, err := svc.CreateTicket(ctx, board.CreateTicketInput{
+				RequestID: fmt.Sprintf("bench-scale-%s-%d", runID, n),
+				Workspace: workspace,
+				NewTicket: board.NewTicket{Title: fmt.Sprintf("measured create %d", n)},
+			})
 			return 1, err
 		}},
 	}

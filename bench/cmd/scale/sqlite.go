@@ -148,8 +148,17 @@ func growSQLite(ctx context.Context, svc *board.Service, from, to int64) error {
 // spec than spec(n); which of them is which does not matter to the reads,
 // only how many of each kind there are and that the rare ones are old.
 func createSpec(ctx context.Context, svc *board.Service, n int64, s ticketSpec) error {
-	res, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("grow-%s-%d", runID, n),
-		Workspace: workspace, Title: s.title, Body: s.body, Tags: s.tags, Owner: s.owner, Due: s.due})
+	res, err := svc.CreateTicket(ctx, board.CreateTicketInput{
+		RequestID: fmt.Sprintf("grow-%s-%d", runID, n),
+		Workspace: workspace,
+		NewTicket: board.NewTicket{
+			Title: s.title,
+			Body:  s.body,
+			Tags:  s.tags,
+			Owner: s.owner,
+			Due:   s.due,
+		},
+	})
 	if err != nil {
 		return err
 	}

@@ -233,7 +233,7 @@ func (w *writer) rid() string {
 }
 
 func (w *writer) create(t *testing.T, workspace, title string) string {
-	r, err := w.svc.CreateTicket(w.ctx, board.CreateTicketInput{RequestID: w.rid(), Workspace: workspace, Title: title})
+	r, err := w.svc.CreateTicket(w.ctx, board.CreateTicketInput{RequestID: w.rid(), Workspace: workspace, NewTicket: board.NewTicket{Title: title}})
 	if err != nil {
 		t.Error(err)
 		return ""
