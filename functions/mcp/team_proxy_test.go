@@ -43,6 +43,13 @@ import (
 func TestTeamBehindCaddy(t *testing.T) {
 	caddy := caddyPath(t)
 	port := freePort(t)
+	// Caddy's plain-HTTP port must differ from the public one, or it
+	// refuses the config ("scheme and port violate convention"): two
+	// picks of the kernel's can be the same port, once the first is closed.
+	httpPort := freePort(t)
+	for httpPort == port {
+		httpPort = freePort(t)
+	}
 	public := fmt.Sprintf("https://127.0.0.1:%d", port)
 	publicHost := strings.TrimPrefix(public, "https://")
 	// Each /healthz that did not come as the public name (Caddy's own
@@ -83,7 +90,7 @@ func TestTeamBehindCaddy(t *testing.T) {
 		health_timeout 5s
 	}
 }
-`, freePort(t), port, filepath.Join(dir, "storage"), public, upstream)
+`, httpPort, port, filepath.Join(dir, "storage"), public, upstream)
 	config := filepath.Join(dir, "Caddyfile")
 	if err := os.WriteFile(config, []byte(caddyfile), 0o600); err != nil {
 		t.Fatal(err)
