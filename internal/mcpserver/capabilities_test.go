@@ -43,8 +43,8 @@ func TestCapabilitiesMatchWhatIsServed(t *testing.T) {
 					t.Errorf("capabilities.%s = %s, want %s (no listChanged, no subscribe)", name, got, want)
 				}
 			}
-			if _, ok := caps["completions"]; ok {
-				t.Errorf("capabilities declare completions, which are not served: %v", caps)
+			if got := string(caps["completions"]); got != "{}" {
+				t.Errorf("capabilities.completions = %s, want {} (completion.go serves completion/complete)", got)
 			}
 
 			// Each declared list method is served: a list, not an error.
@@ -56,15 +56,17 @@ func TestCapabilitiesMatchWhatIsServed(t *testing.T) {
 					t.Errorf("%s result = %v, want a %s list", method, res, field)
 				}
 			}
-			// What is not declared is not served.
+			// completion/complete is served: an unknown prompt is refused
+			// as invalid params, not as an unknown method.
 			var rpcErr struct{ Code int }
 			capsRPC(t, url, version, "completion/complete", map[string]any{
 				"ref":      map[string]any{"type": "ref/prompt", "name": "none"},
 				"argument": map[string]any{"name": "a", "value": "b"},
 			}, nil, &rpcErr)
-			if rpcErr.Code != -32601 {
-				t.Errorf("completion/complete error code = %d, want -32601 (method not found)", rpcErr.Code)
+			if rpcErr.Code != -32602 {
+				t.Errorf("completion/complete error code = %d, want -32602 (invalid params)", rpcErr.Code)
 			}
+			// What is not declared is not served.
 			if version == "2025-11-25" {
 				rpcErr.Code = 0
 				capsRPC(t, url, version, "resources/subscribe", map[string]any{"uri": "ticket://inbox-1"}, nil, &rpcErr)

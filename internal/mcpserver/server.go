@@ -50,9 +50,9 @@ type Options struct {
 	// tasks extension: the conformance test server's fixtures
 	// (test-tools/conformance/server), never the product's.
 	ExtraTasks *TasksConfig
-	// Completion serves completion/complete and declares completions (the
-	// conformance test server's fixture prompts); the product completes
-	// nothing, so a client never offers values the board would refuse.
+	// Completion answers completion/complete for what the product's own
+	// completion (completion.go) does not cover: the conformance test
+	// server's fixture prompts.
 	Completion func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 }
 
@@ -65,13 +65,15 @@ type Options struct {
 //     and resource templates are fixed at start (prompts.go, resources.go);
 //     resources/list is computed per call (resourcelist.go), and a stateless
 //     server has no session to notify of its changes or to subscribe;
-//   - logging, the SDK's default: logging/setLevel is served on 2025-11-25.
+//   - logging, the SDK's default: logging/setLevel is served on 2025-11-25;
+//   - completions: workspace slugs and ticket ids (completion.go).
 func capabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{
-		Logging:   &mcp.LoggingCapabilities{},
-		Tools:     &mcp.ToolCapabilities{},
-		Prompts:   &mcp.PromptCapabilities{},
-		Resources: &mcp.ResourceCapabilities{},
+		Logging:     &mcp.LoggingCapabilities{},
+		Completions: &mcp.CompletionCapabilities{},
+		Tools:       &mcp.ToolCapabilities{},
+		Prompts:     &mcp.PromptCapabilities{},
+		Resources:   &mcp.ResourceCapabilities{},
 		// The tasks extension (tasksext.go): import_tickets may answer a
 		// task to requests that opt in.
 		Extensions: map[string]any{TasksExtension: map[string]any{}},
@@ -84,15 +86,11 @@ func NewServer(svc *board.Service, opts Options) *mcp.Server {
 	if opts.Principal == nil {
 		opts.Principal = StaticPrincipal(board.Principal{Source: board.SourceMCP})
 	}
-	caps := capabilities()
-	if opts.Completion != nil {
-		caps.Completions = &mcp.CompletionCapabilities{}
-	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Ticket Ledger", Version: Version}, &mcp.ServerOptions{
 		Instructions:      Instructions,
 		Logger:            opts.Logger,
-		Capabilities:      caps,
-		CompletionHandler: opts.Completion,
+		Capabilities:      capabilities(),
+		CompletionHandler: completer(svc, opts.Principal, opts.Completion),
 	})
 	registerTools(s, svc, opts.Principal)
 	registerResources(s, svc, opts.Principal)
