@@ -42,7 +42,8 @@ func encode(v any) (string, error) {
 }
 
 // boundedJSON encodes a tool's output (out points to it), fitting it to
-// the answer bound first when it is over.
-func boundedJSON(out any) (string, error) {
-	return board.EncodeWithin(out, answerBound, encode, answerCost)
+// the answer bound, less reserved bytes (content the answer carries beside
+// the result's two copies), first when it is over.
+func boundedJSON(out any, reserved int) (string, error) {
+	return board.EncodeWithin(out, answerBound-reserved, encode, answerCost)
 }

@@ -83,13 +83,17 @@ func addTool(s *mcp.Server, svc *board.Service, who PrincipalFunc, op operations
 		if err != nil {
 			return toolError(err), nil
 		}
-		text, err := boundedJSON(output)
+		// Room is kept for the links of every ticket read; the result may
+		// give up tickets to fit, and their links go with them.
+		text, err := boundedJSON(output, linksCost(ticketLinks(output)))
 		if err != nil {
 			return nil, fmt.Errorf("encoding the result of %s: %w", t.Name, err)
 		}
+		links := ticketLinks(output)
+		cost := int64(answerCost(text) + linksCost(links))
 		if read {
-			settleAnswer(ctx, int64(answerCost(text)))
-		} else if err := holdAnswer(ctx, int64(answerCost(text))); err != nil {
+			settleAnswer(ctx, cost)
+		} else if err := holdAnswer(ctx, cost); err != nil {
 			return nil, err // the caller gave up while waiting for room
 		}
 		return &mcp.CallToolResult{
@@ -97,8 +101,9 @@ func addTool(s *mcp.Server, svc *board.Service, who PrincipalFunc, op operations
 			// same JSON as text, with no third copy held meanwhile.
 			StructuredContent: output,
 			// Clients without structured content read the same JSON as
-			// text; boundedJSON counted both copies.
-			Content: []mcp.Content{&mcp.TextContent{Text: text}},
+			// text; boundedJSON counted both copies. A list of tickets
+			// links each one after it (resourcelinks.go).
+			Content: append([]mcp.Content{&mcp.TextContent{Text: text}}, links...),
 		}, nil
 	})
 }
