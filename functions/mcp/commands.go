@@ -14,6 +14,7 @@ const commandsUsage = `usage: ticket-ledger [command]
   export            write the board as JSON lines on stdout: [--workspace <slug>] [--with-people]
   import-board      read an export from stdin into this store: [--merge=skip|fail]
   reindex-words     write the DynamoDB search index of every ticket (tables made before word search)
+  backfill-claims   write the DynamoDB claimable index of every ticket (tables made before claims)
   help              this list
 `
 
@@ -39,6 +40,8 @@ func (c command) run(ctx context.Context) int {
 		return c.runImportBoard(ctx)
 	case "reindex-words":
 		return c.runReindexWords(ctx)
+	case "backfill-claims":
+		return c.runBackfillClaims(ctx)
 	case "help", "--help", "-h":
 		fmt.Fprint(c.stdout, commandsUsage)
 		return exitOK
