@@ -62,23 +62,9 @@ func TestBrowserAxe(t *testing.T) {
 	e.addPerson("alice", board.RoleAdmin)
 	seedBoard(t, e)
 	s := startSession(t, exe, e, "sqlite")
-	// audit checks the page the browser shows.
 	audit := func(scheme, name, path string) {
 		t.Helper()
-		if eval[string](s, "axe on "+name, `typeof axe`) == "undefined" {
-			eval[bool](s, "inject axe", axe+";true")
-		}
-		var found axeResult
-		if err := json.Unmarshal([]byte(eval[string](s, "axe on "+name, axeScript, chromedp.EvalAwaitPromise)), &found); err != nil {
-			t.Fatalf("axe on %s: %v", name, err)
-		}
-		if found.Passed < 10 {
-			t.Errorf("axe on %s (%s) passed only %d rules: it did not check the page", name, scheme, found.Passed)
-		}
-		t.Logf("axe on %s (%s): %d rules passed, %d serious or critical violations", name, scheme, found.Passed, len(found.Violations))
-		for _, v := range found.Violations {
-			t.Errorf("%s (%s), %s: %s %s: %s\n  %s", name, path, scheme, v.Impact, v.ID, v.Help, strings.Join(v.Nodes, "\n  "))
-		}
+		axeAudit(t, s, axe, scheme, name, path)
 	}
 	check := func(scheme, name, path, ready string) {
 		t.Helper()
@@ -132,6 +118,26 @@ func TestBrowserAxe(t *testing.T) {
 		audit(scheme, "revoke confirmation", "/tokens/…/revoke")
 	}
 	s.shot("revoke-confirm.png")
+}
+
+// axeAudit checks the page the browser shows with axe (injected once per
+// page): it must have checked the page, and find nothing serious.
+func axeAudit(t *testing.T, s *session, axe, scheme, name, path string) {
+	t.Helper()
+	if eval[string](s, "axe on "+name, `typeof axe`) == "undefined" {
+		eval[bool](s, "inject axe", axe+";true")
+	}
+	var found axeResult
+	if err := json.Unmarshal([]byte(eval[string](s, "axe on "+name, axeScript, chromedp.EvalAwaitPromise)), &found); err != nil {
+		t.Fatalf("axe on %s: %v", name, err)
+	}
+	if found.Passed < 10 {
+		t.Errorf("axe on %s (%s) passed only %d rules: it did not check the page", name, scheme, found.Passed)
+	}
+	t.Logf("axe on %s (%s): %d rules passed, %d serious or critical violations", name, scheme, found.Passed, len(found.Violations))
+	for _, v := range found.Violations {
+		t.Errorf("%s (%s), %s: %s %s: %s\n  %s", name, path, scheme, v.Impact, v.ID, v.Help, strings.Join(v.Nodes, "\n  "))
+	}
 }
 
 // pollText waits up to 10 s for a script's text to be non-empty.

@@ -27,11 +27,11 @@ func TestBreakClaim(t *testing.T) {
 		if _, err := e.svc.ClaimTicket(agent, board.ClaimTicketInput{RequestID: "c", ID: "inbox-1"}); err != nil {
 			t.Fatal(err)
 		}
-		if card := b.get("/w/inbox").body; !strings.Contains(card, `claimed by helper · ends <time class="ago"`) {
+		if card := b.get("/w/inbox").body; !strings.Contains(card, `claimed by helper · <time class="left"`) {
 			t.Fatalf("the card does not show the claim:\n%s", card)
 		}
 		tp := b.get("/tickets/inbox-1")
-		if !strings.Contains(tp.body, "by ai:helper for human:bob, ends") {
+		if !strings.Contains(tp.body, `by ai:helper for human:bob, <time class="left"`) {
 			t.Fatalf("the ticket page does not show the claim:\n%s", tp.body)
 		}
 		rid := formRequestID(t, tp.body, "/tickets/inbox-1/release")

@@ -25,3 +25,14 @@ func agoPtr(t *time.Time) template.HTML {
 	}
 	return ago(*t)
 }
+
+// left shows the end of a lease as a <time> element: its text is "until"
+// the exact UTC time, which is what a page without JavaScript shows; the
+// static time.js rewrites it as what is left ("12 min left", or "ended"
+// once it has passed, since a lease runs out with no write to refresh the
+// page).
+func left(t time.Time) template.HTML {
+	u := t.UTC()
+	exact := template.HTMLEscapeString(u.Format("2006-01-02 15:04 UTC"))
+	return template.HTML(`<time class="left" datetime="` + u.Format(time.RFC3339) + `" title="` + exact + `">until ` + exact + `</time>`)
+}

@@ -76,6 +76,7 @@ var funcs = template.FuncMap{
 	},
 	"requestID": newRequestID,
 	"ago":       ago,
+	"left":      left,
 	"ownerField": func(o ownerPicker, f *formState, current string) ownerField {
 		return ownerField{Picker: o, Form: f, Current: current}
 	},

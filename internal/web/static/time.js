@@ -1,5 +1,7 @@
 // Shows each <time class="ago"> of the page relative to now ("3 min ago")
-// with the exact time, in the browser's time zone, on hover. The server
+// with the exact time, in the browser's time zone, on hover; each <time
+// class="left"> (a claim's end) as what is left of it ("12 min left",
+// "ended"). The server
 // writes the exact UTC time as text and title, which is what a page shows
 // without JavaScript. Loaded from this site (the Content-Security-Policy
 // allows no inline script).
@@ -26,8 +28,24 @@
     return future ? "in " + text : text + " ago";
   }
 
+  // remaining is what is left until then: minutes below two hours (a
+  // lease is at most one), rounded up so "1 min left" lasts to the end.
+  function remaining(then, now) {
+    var s = Math.ceil((then - now) / 1000);
+    if (s <= 0) return "ended";
+    if (s < 7200) return Math.ceil(s / 60) + " min left";
+    return Math.round(s / 3600) + " h left";
+  }
+
   function show(root) {
     var now = Date.now();
+    var ends = (root || document).querySelectorAll("time.left[datetime]");
+    for (var j = 0; j < ends.length; j++) {
+      var until = new Date(ends[j].getAttribute("datetime"));
+      if (isNaN(until)) continue;
+      ends[j].textContent = remaining(until, now);
+      ends[j].title = "until " + exact.format(until);
+    }
     var els = (root || document).querySelectorAll("time.ago[datetime]");
     for (var i = 0; i < els.length; i++) {
       var t = new Date(els[i].getAttribute("datetime"));
