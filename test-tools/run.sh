@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves the MCP server against the official MCP tooling, not our own client:
 #   1. interop tests with @modelcontextprotocol/sdk (negotiates 2025-11-25) and
-#      @modelcontextprotocol/client v2 with versionNegotiation auto (2026-07-28);
+#      @modelcontextprotocol/client v2 with versionNegotiation auto (2026-07-28),
+#      the claim loop and completion included (interop/shared.mjs);
 #   2. the MCP Inspector CLI (tools/list, tools/call create_ticket), its JSON checked;
 #   3. the official conformance suite, pinned, for 2025-11-25 and for 2026-07-28,
 #      and the tasks extension's scenarios, against the conformance test server

@@ -165,8 +165,12 @@ func prefixed(values []string, prefix string) []string {
 }
 
 // completed is an answer of at most maxCompletions values; hasMore when
-// some were left out, or more may exist than were read.
+// some were left out, or more may exist than were read. No values is an
+// empty list, never null, which clients refuse as a malformed result.
 func completed(values []string, more bool) *mcp.CompleteResult {
+	if values == nil {
+		values = []string{}
+	}
 	if len(values) > maxCompletions {
 		values, more = values[:maxCompletions], true
 	}

@@ -32,6 +32,9 @@ func completions(t *testing.T, cs *mcp.ClientSession, ref *mcp.CompleteReference
 	if err != nil {
 		t.Fatalf("complete %s%s %s=%q: %v", ref.Name, ref.URI, arg, value, err)
 	}
+	if res.Completion.Values == nil {
+		t.Fatalf("complete %s%s %s=%q: values is null, want a list (clients refuse null)", ref.Name, ref.URI, arg, value)
+	}
 	return res.Completion.Values, res.Completion.HasMore
 }
 

@@ -1,6 +1,7 @@
 // The interop checks every official TypeScript client must pass against the
-// server at MCP_URL: list tools, create, replay, read back, a policy refusal
-// and schema violations that write nothing. Each client's test file supplies
+// server at MCP_URL: list tools, create, replay, read back, the claim loop
+// (claim_next, add_note, release_ticket), completion and resource links, a
+// policy refusal and schema violations that write nothing. Each client's test file supplies
 // how to connect and which protocol revision it must negotiate.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,8 @@ if (!url) throw new Error('MCP_URL is not set: run these tests through test-tool
 
 const readTools = ['list_workspaces', 'get_workspace_summary', 'list_tickets', 'get_ticket', 'list_ticket_notes',
   'list_ticket_history', 'list_activity', 'find_request', 'get_task', 'list_tasks'];
-const writeTools = ['create_ticket', 'update_ticket', 'move_ticket', 'add_note', 'import_tickets'];
+const writeTools = ['create_ticket', 'update_ticket', 'move_ticket', 'add_note', 'import_tickets',
+  'claim_ticket', 'claim_next', 'release_ticket'];
 
 /**
  * @param {object} o
@@ -156,6 +158,61 @@ export function interopSuite({ label, wantVersion, connect, request }) {
       assert.equal(found.status, 'done');
       assert.equal(found.task.status, 'completed');
       assert.deepEqual(found.task.progress, { done: 150, total: 150 });
+    });
+
+    test('the claim loop: claim_next, add_note, release_ticket with a status; replays answer the first answer', async () => {
+      // A tag of this run alone, so the other client's loop (run beside
+      // this one on the same server) never takes this ticket.
+      const tag = `claim-${randomUUID().slice(0, 8)}`;
+      const created = await ok('create_ticket', { request_id: rid('claimable'), workspace: 'inbox', title: `Work for ${label}`, tags: [tag] });
+      const next = { request_id: rid('claim-next'), workspace: 'inbox', tag, lease_seconds: 300 };
+      const claimed = await ok('claim_next', next);
+      assert.equal(claimed.ticket?.id, created.ticket.id, 'claim_next hands out the free ticket with the tag');
+      assert.match(claimed.ticket.claim.by, /^ai:/);
+      assert.ok(claimed.claim.token, 'the claim carries its token');
+      const again = await ok('claim_next', next);
+      assert.equal(again.replayed, true);
+      assert.equal(again.ticket.id, created.ticket.id, 'a replay answers the same ticket');
+      const none = await ok('claim_next', { ...next, request_id: rid('claim-none') });
+      assert.equal(none.ticket, null, 'nothing else is free with the tag');
+      assert.equal(none.claim, null);
+
+      const noted = await ok('add_note', { request_id: rid('note'), id: created.ticket.id, body: 'Done: checked with the official client.' });
+      assert.equal(noted.replayed, false);
+      const release = { request_id: rid('release'), id: created.ticket.id, status: 'waiting_human', reason: 'ready for review', claim_token: claimed.claim.token };
+      const released = await ok('release_ticket', release);
+      assert.equal(released.ticket.status, 'waiting_human');
+      assert.equal(released.ticket.claim, null);
+      assert.equal((await ok('release_ticket', release)).replayed, true);
+
+      const read = await ok('get_ticket', { id: created.ticket.id });
+      assert.equal(read.ticket.claim, null);
+      // Each write once, replays included; the note in between.
+      assert.deepEqual(read.history.map((e) => e.type).sort(),
+        ['note.added', 'ticket.claimed', 'ticket.created', 'ticket.released']);
+    });
+
+    test('completion offers workspace slugs and ticket ids, never a hidden workspace', async () => {
+      const ws = await client.complete({ ref: { type: 'ref/resource', uri: 'workspace://{slug}' }, argument: { name: 'slug', value: '' } });
+      assert.ok(ws.completion.values.includes('inbox'), `workspaces offered: ${ws.completion.values}`);
+      assert.ok(!ws.completion.values.includes('private'), 'the hidden workspace must not be offered');
+      const prompt = await client.complete({ ref: { type: 'ref/prompt', name: 'triage' }, argument: { name: 'workspace', value: 'in' } });
+      assert.deepEqual(prompt.completion.values, ['inbox']);
+      const ids = await client.complete({ ref: { type: 'ref/resource', uri: 'ticket://{id}' }, argument: { name: 'id', value: 'inbox-' } });
+      assert.ok(ids.completion.values.length > 0 && ids.completion.values.length <= 100, `${ids.completion.values.length} ids`);
+      assert.ok(ids.completion.values.every((v) => v.startsWith('inbox-')), `ids offered: ${ids.completion.values}`);
+      const hidden = await client.complete({ ref: { type: 'ref/resource', uri: 'ticket://{id}' }, argument: { name: 'id', value: 'private-' } });
+      assert.deepEqual(hidden.completion.values, []);
+    });
+
+    test('list_tickets links each listed ticket to its ticket:// resource', async () => {
+      const res = await client.callTool({ name: 'list_tickets', arguments: { workspace: 'inbox', limit: 3 } });
+      assert.ok(!res.isError, JSON.stringify(res.content));
+      const links = res.content.filter((c) => c.type === 'resource_link');
+      assert.deepEqual(links.map((l) => l.uri), res.structuredContent.tickets.map((t) => `ticket://${t.id}`));
+      assert.equal(JSON.stringify(JSON.parse(res.content[0].text)), JSON.stringify(res.structuredContent));
+      const read = await client.readResource({ uri: links[0].uri });
+      assert.equal(read.contents[0].uri, links[0].uri);
     });
 
     test('policy: writes to the read-only workspace are refused, hidden ones are not found', async () => {
