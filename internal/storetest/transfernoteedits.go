@@ -40,7 +40,7 @@ func moveEditedNote(t *testing.T, f *fixture) {
 	events := []board.Event{
 		{ID: "ev-edit", Workspace: "inbox", TicketID: plan.Ticket.ID, Type: board.EventNoteEdited, NoteID: id, Fields: []string{"body"},
 			Changes: []board.FieldChange{{Field: "body", Before: "teh", After: "the"}},
-			Author: "ai:claude", OnBehalfOf: "human:ada", Source: board.SourceMCP, RequestID: "e-1", At: edited},
+			Author:  "ai:claude", OnBehalfOf: "human:ada", Source: board.SourceMCP, RequestID: "e-1", At: edited},
 		{ID: "ev-redact", Workspace: "inbox", TicketID: plan.Ticket.ID, Type: board.EventNoteRedacted, NoteID: id, Reason: "a secret",
 			Author: "human:root", Source: board.SourceWeb, RequestID: "r-1", At: redactedAt},
 	}
