@@ -138,6 +138,10 @@ func eventText(e board.Event) string {
 		return s
 	case board.EventNoteAdded:
 		return "added a note"
+	case board.EventNoteEdited:
+		return "edited a note"
+	case board.EventNoteRedacted:
+		return "redacted a note: " + e.Reason
 	case board.EventTicketClaimed:
 		return "claimed it"
 	case board.EventTicketClaimRenewed:
