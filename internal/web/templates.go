@@ -98,6 +98,7 @@ var funcs = template.FuncMap{
 	"who":       board.DisplayAuthor,
 	"links":     linksText,
 	"eventText": eventText,
+	"ownNote":   ownNote,
 	"countOf":   func(w board.Workspace, s board.Status) int { return w.Counts[s] },
 	"hasPrefix": strings.HasPrefix,
 	"hostOf": func(raw string) string {
