@@ -16,8 +16,11 @@ func validateMovedChanges(e Event) error {
 	if e.Title != "" && e.TicketID == "" {
 		return invalid("event %s: only an event about a ticket has a title", e.ID)
 	}
+	if e.Type == EventNoteEdited {
+		return validateNoteEditChanges(e)
+	}
 	if len(e.Changes) > 0 && e.Type != EventTicketUpdated {
-		return invalid("event %s: only a %s event has changes", e.ID, EventTicketUpdated)
+		return invalid("event %s: only a %s or %s event has changes", e.ID, EventTicketUpdated, EventNoteEdited)
 	}
 	for i, c := range e.Changes {
 		if !slices.Contains(changeFields, c.Field) || !slices.Contains(e.Fields, c.Field) ||

@@ -38,6 +38,8 @@ type Store interface {
 
 	// The tickets claim_next may hand out (claimstore.go).
 	ClaimStore
+	// One note found by its id, for edit_note (notestore.go).
+	NoteStore
 
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)
@@ -227,7 +229,10 @@ type SaveTx struct {
 	Before  Ticket        // the state the change was computed from
 	After   *Ticket       // nil: nothing changes but the request record
 	Event   *Event
-	Note    *Note
+	Note    *Note // a new note
+	// EditedNote replaces the stored note with its id (edit_note,
+	// redact_note): its body, edited_at and redaction change, nothing else.
+	EditedNote *Note
 	// AllowedPolicies: nil allows any; AI callers pass read_write only, so
 	// a policy changed since LoadForWrite is enforced at commit.
 	AllowedPolicies []AIPolicy

@@ -36,7 +36,12 @@ func sameClaim(a, b *Claim) bool {
 // SameNote reports whether two notes are the same.
 func SameNote(a, b Note) bool {
 	return a.ID == b.ID && a.TicketID == b.TicketID && a.Body == b.Body && a.Author == b.Author &&
-		a.Source == b.Source && a.CreatedAt.Equal(b.CreatedAt)
+		a.Source == b.Source && a.CreatedAt.Equal(b.CreatedAt) && a.OnBehalfOf == b.OnBehalfOf &&
+		sameTime(a.EditedAt, b.EditedAt) && sameRedaction(a.Redacted, b.Redacted)
+}
+
+func sameRedaction(a, b *NoteRedaction) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.By == b.By && a.Reason == b.Reason && a.At.Equal(b.At)
 }
 
 // SameEvent reports whether two events are the same.

@@ -113,8 +113,8 @@ func validateTransferredClaim(t Ticket) error {
 
 // ValidateTransferredNote checks a moved note.
 func ValidateTransferredNote(n Note) error {
-	if !isTransferredID(n.ID) {
-		return invalid("note id %q must be 1-64 letters, digits, '.', '_' or '-'", clip(n.ID))
+	if !isTransferredNoteID(n.ID, n.TicketID) {
+		return invalid("note id %q must be 1-64 letters, digits, '.', '_' or '-', or an id naming its ticket %s", clip(n.ID), clip(n.TicketID))
 	}
 	if _, num, err := ParseTicketID(n.TicketID); err != nil {
 		return err
@@ -133,7 +133,7 @@ func ValidateTransferredNote(n Note) error {
 	if n.CreatedAt.IsZero() {
 		return invalid("note %s: created_at is missing", n.ID)
 	}
-	return nil
+	return validateTransferredNoteEdits(n)
 }
 
 // ValidateTransferredEvent checks a moved history event: a type the service
@@ -175,7 +175,11 @@ func ValidateTransferredEvent(e Event) error {
 			return invalid("event %s: field %q is not one a %s event names, or is named twice", e.ID, clip(f), e.Type)
 		}
 	}
-	if e.Type == EventTicketMoved || (movesWithClaim(e.Type) && (e.From != "" || e.To != "")) {
+	if e.Type == EventNoteRedacted {
+		if err := validateText("reason", e.Reason, 1, MaxReason); err != nil || e.From != "" || e.To != "" {
+			return invalid("event %s: a %s event has a reason of 1-%d characters and no from or to", e.ID, e.Type, MaxReason)
+		}
+	} else if e.Type == EventTicketMoved || (movesWithClaim(e.Type) && (e.From != "" || e.To != "")) {
 		if err := ValidateStatus(Status(e.From)); err != nil {
 			return err
 		}
@@ -191,8 +195,8 @@ func ValidateTransferredEvent(e Event) error {
 	if e.Holder != "" && (!eventKinds[e.Type].ticket || len(e.Holder) > 2*maxTransferredKey) {
 		return invalid("event %s: holder names the claim a ticket event ended, in at most %d characters", e.ID, 2*maxTransferredKey)
 	}
-	if (e.Type == EventNoteAdded) != (e.NoteID != "") || e.NoteID != "" && !isTransferredID(e.NoteID) {
-		return invalid("event %s: a %s event, and only it, names its note by an id of 1-64 letters, digits, '.', '_' or '-'", e.ID, EventNoteAdded)
+	if noteEvent(e.Type) != (e.NoteID != "") || e.NoteID != "" && !isTransferredNoteID(e.NoteID, e.TicketID) {
+		return invalid("event %s: a %s, %s or %s event, and only it, names its note by an id of 1-64 letters, digits, '.', '_' or '-', or one naming its ticket", e.ID, EventNoteAdded, EventNoteEdited, EventNoteRedacted)
 	}
 	if err := ValidateAuthor("author", e.Author); err != nil {
 		return err
@@ -229,6 +233,8 @@ var eventKinds = map[string]eventKind{
 	EventTicketUpdated:      {ticket: true, fields: ticketFields},
 	EventTicketMoved:        {ticket: true},
 	EventNoteAdded:          {ticket: true},
+	EventNoteEdited:         {ticket: true, fields: []string{"body"}},
+	EventNoteRedacted:       {ticket: true},
 	EventTicketClaimed:      {ticket: true},
 	EventTicketClaimRenewed: {ticket: true},
 	EventTicketReleased:     {ticket: true},
@@ -334,5 +340,5 @@ func isHexDigest(s string) bool {
 // the ticket and workspace writes. Imports' and task cancellations' records
 // answer with tasks, which stay with the store that ran them.
 func TransferredTool(tool string) bool {
-	return slices.Contains([]string{ToolCreateTicket, ToolUpdateTicket, ToolMoveTicket, ToolAddNote, ToolCreateWorkspace, ToolUpdateWorkspace}, tool)
+	return slices.Contains([]string{ToolCreateTicket, ToolUpdateTicket, ToolMoveTicket, ToolAddNote, ToolEditNote, ToolRedactNote, ToolCreateWorkspace, ToolUpdateWorkspace}, tool)
 }

@@ -98,12 +98,29 @@ type Ticket struct {
 
 // Note is a comment on a ticket.
 type Note struct {
-	ID        string    `json:"id"`
-	TicketID  string    `json:"ticket_id"`
-	Body      string    `json:"body"`
-	Author    string    `json:"author"`
-	Source    Source    `json:"source"`
-	CreatedAt time.Time `json:"created_at"`
+	// ID names the note's ticket (noteid.go); notes written before that
+	// keep the bare id they were given.
+	ID       string `json:"id"`
+	TicketID string `json:"ticket_id"`
+	Body     string `json:"body"`
+	Author   string `json:"author"`
+	// OnBehalfOf is the person the author (an agent) wrote it for; empty
+	// for a person's note, and on notes written before it was kept.
+	OnBehalfOf string    `json:"on_behalf_of,omitempty" jsonschema:"the person the agent wrote the note for; absent for a person's note"`
+	Source     Source    `json:"source"`
+	CreatedAt  time.Time `json:"created_at"`
+	// EditedAt is when the body last changed (edit_note, or a redaction);
+	// absent on a note never changed. The earlier text is in the history.
+	EditedAt *time.Time `json:"edited_at,omitempty" jsonschema:"when the note was last edited; absent when never"`
+	// Redacted says an admin replaced the text, and why.
+	Redacted *NoteRedaction `json:"redacted,omitempty" jsonschema:"set when an admin redacted the note: who, when and why"`
+}
+
+// NoteRedaction is an admin's replacement of a note's text.
+type NoteRedaction struct {
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
 }
 
 // Source says through which surface a change arrived.
@@ -123,10 +140,14 @@ const (
 
 // Event types of the append-only history.
 const (
-	EventTicketCreated    = "ticket.created"
-	EventTicketUpdated    = "ticket.updated"
-	EventTicketMoved      = "ticket.moved"
-	EventNoteAdded        = "note.added"
+	EventTicketCreated = "ticket.created"
+	EventTicketUpdated = "ticket.updated"
+	EventTicketMoved   = "ticket.moved"
+	EventNoteAdded     = "note.added"
+	// A note's author changed its text (Changes keeps the body before and
+	// after), or an admin redacted it (Reason; the text is not kept).
+	EventNoteEdited       = "note.edited"
+	EventNoteRedacted     = "note.redacted"
 	EventWorkspaceUpdated = "workspace.updated"
 	// Claims (claims.go): a claim taken, its lease renewed, ended by its
 	// holder, or ended by a person for someone else (Holder names whose).

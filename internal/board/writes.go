@@ -19,6 +19,8 @@ const (
 	ToolUpdateTicket = "update_ticket"
 	ToolMoveTicket   = "move_ticket"
 	ToolAddNote      = "add_note"
+	ToolEditNote     = "edit_note"
+	ToolRedactNote   = "redact_note"
 )
 
 // CreateTicket creates a ticket exactly once per request_id (without the
@@ -119,7 +121,8 @@ func committed[T any, PT replayable[T]](s *Service, result []byte, built T, buil
 type change struct {
 	after  *Ticket // nil: no change to the ticket
 	event  *Event
-	note   *Note
+	note   *Note // a new note
+	edited *Note // a note's new state (noteedits.go)
 	result func(t Ticket, n *Note) any
 }
 
@@ -201,7 +204,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		if p.IsAI() {
 			allowed = []AIPolicy{PolicyReadWrite}
 		}
-		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, AllowedPolicies: allowed})
+		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, EditedNote: ch.edited, AllowedPolicies: allowed})
 		var exists *ledger.ExistsError
 		var denied *PolicyError
 		switch {
@@ -350,7 +353,8 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 		return NoteResult{}, err
 	}
 	w, err := s.mutate(ctx, ToolAddNote, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
-		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, Source: p.Source, CreatedAt: rec.CreatedAt}
+		note := &Note{ID: newNoteID(before.ID, rec.CreatedAt), TicketID: before.ID, Body: in.Body, Author: p.Author,
+			OnBehalfOf: p.OnBehalfOf, Source: p.Source, CreatedAt: rec.CreatedAt}
 		after := before
 		after.Version = before.Version + 1
 		after.UpdatedAt = rec.CreatedAt

@@ -61,7 +61,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown field", with(mid, strings.Replace(lines[mid], `"kind":"ticket"`, `"kind":"ticket","colour":"red"`, 1)), mid + 1, "unknown field", -1},
 		{"workspace missing", with(mid, strings.ReplaceAll(lines[mid], `ops`, `gone`)), mid + 1, "workspace gone is not in the file", -1},
 		{"invalid ticket", with(mid, strings.Replace(lines[mid], `"status":"`, `"status":"x`, 1)), mid + 1, "status", -1},
-		{"note of a missing ticket", with(lastNote, strings.Replace(lines[lastNote], `"ticket_id":"ops-`, `"ticket_id":"ops-9`, 1)), lastNote + 1, "not in the target store", -1},
+		{"note of a missing ticket", with(lastNote, strings.ReplaceAll(lines[lastNote], `"ops-`, `"ops-9`)), lastNote + 1, "not in the target store", -1}, // its id names its ticket too
 		{"end counts wrong", with(len(lines)-1, strings.Replace(lines[len(lines)-1], `"ticket":`, `"ticket":1`, 1)), len(lines), "end line counts", -1},
 		{"line after the end", join(append(append([]string(nil), lines...), lines[mid])), len(lines) + 1, "after the end line", -1},
 		{"grant whose person is missing", with(grant, strings.Replace(lines[grant], `"handle":"cy"`, `"handle":"zed"`, 1)), grant + 1, "its person zed has no line before it in this file", -1},

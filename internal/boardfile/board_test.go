@@ -108,6 +108,7 @@ func grow(t *testing.T, f *fixture, n int) {
 			}
 		}
 	}
+	correctNotes(t, f, n)
 	if _, err := f.svc.CreateTicket(admin(), board.CreateTicketInput{RequestID: "inbox-1", Workspace: "inbox", NewTicket: board.NewTicket{Title: "In the inbox"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -172,9 +172,26 @@ func recordWorkspace(r ledger.Record) string {
 	if r.Tool == board.ToolCreateWorkspace {
 		return args.Slug
 	}
-	slug, _, err := board.ParseTicketID(args.ID)
+	id := args.ID
+	if id == "" {
+		id = noteRecordTicket(r) // edit_note and redact_note name a note
+	}
+	slug, _, err := board.ParseTicketID(id)
 	if err != nil {
 		return ""
 	}
 	return slug
+}
+
+// noteRecordTicket is the ticket of the note a record's result answers.
+func noteRecordTicket(r ledger.Record) string {
+	var result struct {
+		Note struct {
+			TicketID string `json:"ticket_id"`
+		} `json:"note"`
+	}
+	if json.Unmarshal(r.Result, &result) != nil {
+		return ""
+	}
+	return result.Note.TicketID
 }

@@ -459,10 +459,10 @@ func recordTicket(r ledger.Record) string {
 			ID string `json:"id"`
 		} `json:"ticket"`
 	}
-	if json.Unmarshal(r.Result, &result) == nil {
+	if json.Unmarshal(r.Result, &result) == nil && result.Ticket.ID != "" {
 		return result.Ticket.ID
 	}
-	return ""
+	return noteRecordTicket(r)
 }
 
 func (im *loader) storeErr(what string, err error) error {

@@ -63,6 +63,7 @@ func TestRoundTrip(t *testing.T) {
 			for _, f := range []*fixture{mid, back} {
 				sameReads(t, src, f)
 				checkReplay(t, f, original.Ticket)
+				checkNoteEditReplays(t, f)
 			}
 			checkAgents(t, mid, conns, true)
 			checkAgents(t, back, conns, false)

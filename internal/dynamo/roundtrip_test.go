@@ -150,8 +150,14 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 		_, err := a.svc.MoveTicket(ctx, board.MoveTicketInput{RequestID: "m1", ID: "inbox-1", Status: board.StatusDoing})
 		return err
 	})
+	var noteID string
 	measure(a, "add_note", same(2), "", func() error {
-		_, err := a.svc.AddNote(ctx, board.AddNoteInput{RequestID: "n1", ID: "inbox-1", Body: "note"})
+		res, err := a.svc.AddNote(ctx, board.AddNoteInput{RequestID: "n1", ID: "inbox-1", Body: "note"})
+		noteID = res.Note.ID
+		return err
+	})
+	measure(a, "edit_note", same(3), "the record and ticket (BatchGetItem), the note by the key its id names (one GetItem), the transaction", func() error {
+		_, err := a.svc.EditNote(ctx, board.EditNoteInput{RequestID: "en1", NoteID: noteID, Body: "note, edited"})
 		return err
 	})
 	measure(a, "get_ticket (policy cached)", same(1), "", func() error {

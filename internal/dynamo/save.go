@@ -11,7 +11,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
-// SaveTicket commits an update, move or note: the request record, the new
+// SaveTicket commits an update, move, note or note edit: the request record, the new
 // ticket (on the condition that its version is still the one the change was
 // computed from), the count change on this instance's count shard when the
 // status changed, the event and the note, in one transaction. A lost race
@@ -148,6 +148,13 @@ func (s *Store) saveItems(tx board.SaveTx, txid string, shard int) ([]types.Tran
 			return nil, at, err
 		}
 		items = append(items, s.put(note, "", nil, nil, false))
+	}
+	if tx.EditedNote != nil {
+		note, err := s.editedNoteWrite(*tx.EditedNote)
+		if err != nil {
+			return nil, at, err
+		}
+		items = append(items, note)
 	}
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))

@@ -106,6 +106,28 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			}
 			seen[tool] = true
 		}
+		// The note add_note wrote, edited by its author over MCP; an
+		// admin's redaction of it (no agent may redact) through the
+		// service, its answer as the tool would send it.
+		notes := call[board.NoteList](t, cs, "list_ticket_notes", map[string]any{"id": "inbox-2"})
+		noteID := notes.Notes[len(notes.Notes)-1].ID
+		res := callRaw(t, cs, "edit_note", map[string]any{"request_id": "o11", "note_id": noteID, "body": "n, corrected"})
+		if res.IsError {
+			t.Fatalf("edit_note: %s", errorText(res))
+		}
+		redacted, err := e.Svc.RedactNote(human(), board.RedactNoteInput{RequestID: "o12", NoteID: noteID, Reason: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tool, out := range map[string]any{"edit_note": res.StructuredContent, "redact_note": redacted} {
+			var instance any
+			raw, _ := json.Marshal(out)
+			_ = json.Unmarshal(raw, &instance)
+			if err := schemas[tool].Validate(instance); err != nil {
+				t.Errorf("%s output does not match its schema: %v\n%s", tool, err, raw)
+			}
+			seen[tool] = true
+		}
 		if len(seen) != len(schemas) {
 			t.Fatalf("checked %d tools of %d", len(seen), len(schemas))
 		}

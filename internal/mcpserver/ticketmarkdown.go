@@ -78,7 +78,7 @@ func ticketMarkdown(d board.TicketDetail) string {
 		b.WriteString("(none)\n")
 	}
 	for _, n := range notes {
-		fmt.Fprintf(&b, "### %s by %s\n\n", stamp(n.CreatedAt), n.Author)
+		fmt.Fprintf(&b, "### %s by %s%s\n\n", stamp(n.CreatedAt), board.DisplayAuthor(n.Author, n.OnBehalfOf), noteMark(n))
 		body, cut := clipChars(n.Body, resourceNoteChars)
 		b.WriteString(body)
 		b.WriteString("\n")
@@ -122,6 +122,11 @@ func eventLine(e board.Event) string {
 		what = "updated " + strings.Join(e.Fields, ", ")
 	case board.EventNoteAdded:
 		what = "note added"
+	case board.EventNoteEdited:
+		what = "note edited"
+	case board.EventNoteRedacted:
+		reason, _ := clipChars(oneLine(e.Reason), 200)
+		what = fmt.Sprintf("note redacted (%s)", reason)
 	case board.EventTicketClaimed:
 		what = "claimed"
 	case board.EventTicketClaimRenewed:

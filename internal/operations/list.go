@@ -178,6 +178,8 @@ func All() []Operation {
 			func(s *board.Service) func(context.Context, board.AddNoteInput) (board.NoteResult, error) {
 				return s.AddNote
 			}),
+		editNote(),
+		redactNote(),
 		define(Operation{Kind: Write,
 			Tool: &Tool{Name: "claim_next", Title: "Claim next ticket",
 				Description: "Take the next ticket ready for work in a workspace and claim it for you, atomically: the highest priority, then the oldest, unclaimed ticket in status candidate (default) or waiting_ai, optionally with a tag or owner. " +

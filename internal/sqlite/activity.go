@@ -93,7 +93,7 @@ func (s *Store) notesBefore(ctx context.Context, q querier, ticketID string, bef
 	if before != nil {
 		where, args = where+` AND (created_at, id) < (?, ?)`, append(args, formatTime(before.At), before.ID)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes
+	rows, err := q.QueryContext(ctx, `SELECT `+noteColumns+` FROM notes
 		WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
 		return page, err
@@ -104,12 +104,8 @@ func (s *Store) notesBefore(ctx context.Context, q querier, ticketID string, bef
 			page.More = true
 			break
 		}
-		var n board.Note
-		var created string
-		if err := rows.Scan(&n.ID, &n.TicketID, &n.Body, &n.Author, &n.Source, &created); err != nil {
-			return page, err
-		}
-		if n.CreatedAt, err = parseTime(created); err != nil {
+		n, err := scanNote(rows)
+		if err != nil {
 			return page, err
 		}
 		page.Notes = append(page.Notes, n)

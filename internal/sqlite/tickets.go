@@ -276,8 +276,12 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			}
 		}
 		if n := tx.Note; n != nil {
-			if _, err := dbtx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, source, created_at)
-				VALUES (?, ?, ?, ?, ?, ?)`, n.ID, n.TicketID, n.Body, n.Author, string(n.Source), formatTime(n.CreatedAt)); err != nil {
+			if err := insertNote(ctx, dbtx, *n); err != nil {
+				return err
+			}
+		}
+		if n := tx.EditedNote; n != nil {
+			if err := updateNote(ctx, dbtx, *n); err != nil {
 				return err
 			}
 		}

@@ -86,19 +86,11 @@ func (s *Store) TransferTickets(ctx context.Context, workspace string, fn func(b
 func (s *Store) TransferNotes(ctx context.Context, workspace string, fn func(board.Note) error) error {
 	var after int64 // the rowid of the page's last note
 	return inPages(func(*board.Note) (*sql.Rows, error) {
-		return s.read.QueryContext(ctx, `SELECT n.rowid, n.id, n.ticket_id, n.body, n.author, n.source, n.created_at
+		return s.read.QueryContext(ctx, `SELECT n.id, n.ticket_id, n.body, n.author, n.source, n.created_at,
+			n.on_behalf_of, n.edited_at, n.redacted, n.rowid
 			FROM notes n JOIN tickets t ON t.id = n.ticket_id
 			WHERE t.workspace = ? AND n.rowid > ? ORDER BY n.rowid LIMIT ?`, workspace, after, exportPage)
-	}, func(rows scanner) (board.Note, error) {
-		var n board.Note
-		var created string
-		if err := rows.Scan(&after, &n.ID, &n.TicketID, &n.Body, &n.Author, &n.Source, &created); err != nil {
-			return n, err
-		}
-		var err error
-		n.CreatedAt, err = parseTime(created)
-		return n, err
-	}, fn)
+	}, func(rows scanner) (board.Note, error) { return scanNote(rows, &after) }, fn)
 }
 
 // TransferEvents streams a workspace's history in append order, the order
@@ -246,15 +238,9 @@ func (s *Store) PutNote(ctx context.Context, n board.Note) (board.PutOutcome, er
 }
 
 func putNote(ctx context.Context, tx *sql.Tx, n board.Note) (out board.PutOutcome, err error) {
-	var have board.Note
-	var created string
-	err = tx.QueryRowContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes WHERE id = ?`, n.ID).
-		Scan(&have.ID, &have.TicketID, &have.Body, &have.Author, &have.Source, &created)
+	have, err := scanNote(tx.QueryRowContext(ctx, `SELECT `+noteColumns+` FROM notes WHERE id = ?`, n.ID))
 	switch {
 	case err == nil:
-		if have.CreatedAt, err = parseTime(created); err != nil {
-			return out, err
-		}
 		out = outcome(board.SameNote(have, n))
 		return out, nil
 	case !errors.Is(err, sql.ErrNoRows):
@@ -268,9 +254,7 @@ func putNote(ctx context.Context, tx *sql.Tx, n board.Note) (out board.PutOutcom
 		return out, board.ErrNotFound
 	}
 	out = board.Added
-	_, err = tx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		n.ID, n.TicketID, n.Body, n.Author, string(n.Source), formatTime(n.CreatedAt))
-	return out, err
+	return out, insertNote(ctx, tx, n)
 }
 
 // PutEvent appends an event to its workspace's history, if absent.

@@ -22,6 +22,7 @@ func RunTransfer(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Ticket", moveTicket},
 		{"ClaimedTicket", moveClaimedTicket},
 		{"NoteAndEvent", moveNoteAndEvent},
+		{"EditedNote", moveEditedNote},
 		{"Request", moveRequest},
 		{"ExportStreamsWhatWasPut", moveExport},
 		{"Batch", moveBatch},

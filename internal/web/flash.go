@@ -22,6 +22,8 @@ var flashes = map[string]string{
 	"webhook-tested":      "Test event delivered.",
 	"webhook-test-failed": "The test event was not taken: see its line in the delivery log.",
 	"webhook-deleted":     "Webhook deleted.",
+	"note-edited":         "Note saved; the history keeps its earlier text.",
+	"note-redacted":       "Note redacted.",
 }
 
 // flashParam is the query parameter that names a flash.

@@ -14,19 +14,21 @@ import (
 
 // formPages are the GET routes of the POST URLs, each with its page.
 var formPages = map[string]func(r *http.Request) string{
-	"GET /workspaces":                func(*http.Request) string { return "/" },
-	"GET /w/{slug}/tickets":          func(r *http.Request) string { return "/w/" + url.PathEscape(r.PathValue("slug")) },
-	"GET /tickets/{id}/edit":         ticketPageOf,
-	"GET /tickets/{id}/move":         ticketPageOf,
-	"GET /tickets/{id}/assign":       ticketPageOf,
-	"GET /tickets/{id}/notes":        func(r *http.Request) string { return ticketPageOf(r) + "#notes" },
-	"GET /people/{handle}/disable":   peoplePageOf,
-	"GET /people/{handle}/enable":    peoplePageOf,
-	"GET /people/{handle}/invite":    peoplePageOf,
-	"GET /invitations/{hash}/revoke": peoplePageOf,
-	"GET /tokens/{id}/revoke":        func(*http.Request) string { return "/tokens" },
-	"GET /tasks/{id}/cancel":         func(*http.Request) string { return "/tasks" },
-	"GET /agents/{id}/revoke":        func(*http.Request) string { return "/agents" },
+	"GET /workspaces":                       func(*http.Request) string { return "/" },
+	"GET /w/{slug}/tickets":                 func(r *http.Request) string { return "/w/" + url.PathEscape(r.PathValue("slug")) },
+	"GET /tickets/{id}/edit":                ticketPageOf,
+	"GET /tickets/{id}/move":                ticketPageOf,
+	"GET /tickets/{id}/assign":              ticketPageOf,
+	"GET /tickets/{id}/notes":               func(r *http.Request) string { return ticketPageOf(r) + "#notes" },
+	"GET /tickets/{id}/notes/{note}/edit":   func(r *http.Request) string { return ticketPageOf(r) + "#notes" },
+	"GET /tickets/{id}/notes/{note}/redact": func(r *http.Request) string { return ticketPageOf(r) + "#notes" },
+	"GET /people/{handle}/disable":          peoplePageOf,
+	"GET /people/{handle}/enable":           peoplePageOf,
+	"GET /people/{handle}/invite":           peoplePageOf,
+	"GET /invitations/{hash}/revoke":        peoplePageOf,
+	"GET /tokens/{id}/revoke":               func(*http.Request) string { return "/tokens" },
+	"GET /tasks/{id}/cancel":                func(*http.Request) string { return "/tasks" },
+	"GET /agents/{id}/revoke":               func(*http.Request) string { return "/agents" },
 }
 
 func ticketPageOf(r *http.Request) string { return "/tickets/" + url.PathEscape(r.PathValue("id")) }

@@ -72,6 +72,8 @@ func New(cfg Config) *Server {
 	private.HandleFunc("POST /tickets/{id}/edit", s.editTicket)
 	private.HandleFunc("POST /tickets/{id}/move", s.moveTicket)
 	private.HandleFunc("POST /tickets/{id}/notes", s.addNote)
+	private.HandleFunc("POST /tickets/{id}/notes/{note}/edit", s.editNote)
+	private.HandleFunc("POST /tickets/{id}/notes/{note}/redact", s.redactNote)
 	private.HandleFunc("POST /tickets/{id}/assign", s.assignToMe)
 	private.HandleFunc("POST /tickets/{id}/release", s.breakClaim)
 	private.HandleFunc("GET /waiting", s.waitingPage)

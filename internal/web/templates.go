@@ -99,6 +99,7 @@ var funcs = template.FuncMap{
 	"who":       board.DisplayAuthor,
 	"links":     linksText,
 	"eventText": eventText,
+	"ownNote":   ownNote,
 	"countOf":   func(w board.Workspace, s board.Status) int { return w.Counts[s] },
 	"hasPrefix": strings.HasPrefix,
 	"hostOf": func(raw string) string {
@@ -139,6 +140,10 @@ func eventText(e board.Event) string {
 		return s
 	case board.EventNoteAdded:
 		return "added a note"
+	case board.EventNoteEdited:
+		return "edited a note"
+	case board.EventNoteRedacted:
+		return "redacted a note: " + e.Reason
 	case board.EventTicketClaimed:
 		return "claimed it"
 	case board.EventTicketClaimRenewed:

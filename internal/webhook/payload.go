@@ -99,6 +99,10 @@ func slackText(ev FeedEvent, url string) string {
 		return fmt.Sprintf("%s updated %s (%s)", who, ticket, strings.Join(e.Fields, ", "))
 	case board.EventNoteAdded:
 		return fmt.Sprintf("%s added a note to %s", who, ticket)
+	case board.EventNoteEdited:
+		return fmt.Sprintf("%s edited a note on %s", who, ticket)
+	case board.EventNoteRedacted:
+		return fmt.Sprintf("%s redacted a note on %s: %s", who, ticket, slackEscape(e.Reason))
 	case TestEventType:
 		return fmt.Sprintf("Test message from ticket-ledger for workspace %s, sent by %s", slackEscape(e.Workspace), who)
 	}
