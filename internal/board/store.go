@@ -133,8 +133,13 @@ type TicketQuery struct {
 	// Claimed, when set, keeps only tickets with (true) or without
 	// (false) a claim live at Now.
 	Claimed *bool
-	Now     time.Time
-	Before  int64
+	// Ready keeps only tickets ready for work: in an open status, with
+	// every blocker done. The store judges the blockers.
+	Ready bool
+	// Parent keeps only the sub-tickets of this ticket id.
+	Parent string
+	Now    time.Time
+	Before int64
 	// Tier: with a Query, the search tier Before lies in (search.go);
 	// the tiers after it follow in full.
 	Tier  int
