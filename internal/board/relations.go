@@ -257,3 +257,19 @@ func (s *Service) ticketRelations(ctx context.Context, t Ticket) (TicketRelation
 	r.Ticket = t // the status the rest of the answer shows
 	return relationsView(r), nil
 }
+
+// RelationPhrase says what a related or unrelated event's relation is,
+// from the event's ticket: "blocked by inbox-2", "sub-ticket of inbox-1".
+func RelationPhrase(end, other string) string {
+	switch end {
+	case EndBlocks:
+		return "blocks " + other
+	case EndBlockedBy:
+		return "blocked by " + other
+	case EndParent:
+		return "parent of " + other
+	case EndChild:
+		return "sub-ticket of " + other
+	}
+	return end + " " + other
+}
