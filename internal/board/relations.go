@@ -234,20 +234,11 @@ func validateRelationEvent(e Event) error {
 	return nil
 }
 
-// relations is the store's RelationStore, or nil when it keeps none.
-func (s *Service) relations() RelationStore {
-	rs, _ := s.store.(RelationStore)
-	return rs
-}
 
 // ticketRelations reads what get_ticket answers about t's relations. A
 // ticket deleted since it was read has none.
 func (s *Service) ticketRelations(ctx context.Context, t Ticket) (TicketRelations, error) {
-	rs := s.relations()
-	if rs == nil {
-		return relationsView(Relations{Ticket: t}), nil
-	}
-	r, err := rs.ReadRelations(ctx, t.ID)
+	r, err := s.store.ReadRelations(ctx, t.ID)
 	if errors.Is(err, ErrNotFound) {
 		return relationsView(Relations{Ticket: t}), nil
 	}

@@ -29,9 +29,6 @@ func (s *Service) relation(ctx context.Context, tool string, in RelateInput, add
 	if err := in.Validate(); err != nil {
 		return RelationResult{}, err
 	}
-	if s.relations() == nil {
-		return RelationResult{}, Errorf(CodeInvalid, "this server's store does not keep relations between tickets yet; nothing was written. Say in a note what must happen first instead")
-	}
 	p := PrincipalFrom(ctx)
 	rec, canonical, err := s.prepare(p, tool, in.RequestID, in)
 	if err != nil {
@@ -101,7 +98,7 @@ func (s *Service) relation(ctx context.Context, tool string, in RelateInput, add
 		if p.IsAI() {
 			tx.AllowedPolicies = []AIPolicy{PolicyReadWrite}
 		}
-		stored, err := s.relations().SaveRelation(ctx, tx)
+		stored, err := s.store.SaveRelation(ctx, tx)
 		var exists *ledger.ExistsError
 		var denied *PolicyError
 		switch {
@@ -127,7 +124,7 @@ func (s *Service) relation(ctx context.Context, tool string, in RelateInput, add
 // readRelated reads a ticket's relations for p: a ticket p may not read
 // does not exist.
 func (s *Service) readRelated(ctx context.Context, p Principal, id string) (Relations, error) {
-	r, err := s.relations().ReadRelations(ctx, id)
+	r, err := s.store.ReadRelations(ctx, id)
 	if errors.Is(err, ErrNotFound) || (err == nil && !readable(p, r.Policy)) {
 		return r, ticketNotFound(id)
 	}

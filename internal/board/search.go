@@ -234,7 +234,7 @@ func (q TicketQuery) Matches(t Ticket, s *Search) (tier int, ok bool) {
 		q.Owner != "" && (t.Owner == nil || *t.Owner != q.Owner),
 		q.Tag != "" && !slices.Contains(t.Tags, q.Tag),
 		q.Claimed != nil && *q.Claimed != t.Claim.LiveAt(q.Now),
-		q.Ready && !IsOpenStatus(t.Status): // the blockers are the store's to judge
+		q.Ready && (!IsOpenStatus(t.Status) || t.OpenBlockers > 0):
 		return 0, false
 	}
 	if s == nil {

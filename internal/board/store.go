@@ -38,6 +38,8 @@ type Store interface {
 
 	// The tickets claim_next may hand out (claimstore.go).
 	ClaimStore
+	// Blocks and parent links between tickets (relations.go).
+	RelationStore
 
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)
@@ -134,7 +136,8 @@ type TicketQuery struct {
 	// (false) a claim live at Now.
 	Claimed *bool
 	// Ready keeps only tickets ready for work: in an open status, with
-	// every blocker done. The store judges the blockers.
+	// every blocker done (a store judges the blockers, by the kept
+	// Ticket.OpenBlockers or by reading them).
 	Ready bool
 	// Parent keeps only the sub-tickets of this ticket id.
 	Parent string

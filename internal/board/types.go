@@ -94,6 +94,11 @@ type Ticket struct {
 	// nil when nobody does. Stores keep an expired claim as it was
 	// written: answers show it as null once its until has passed.
 	Claim *Claim `json:"claim"`
+	// OpenBlockers counts the tickets that block this one and are not
+	// done, on a store that keeps readiness with the ticket (DynamoDB:
+	// claim_next's index holds only tickets with none); a store that
+	// judges readiness when it reads leaves it 0. Never shown.
+	OpenBlockers int `json:"-"`
 }
 
 // Note is a comment on a ticket.

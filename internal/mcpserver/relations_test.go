@@ -77,5 +77,5 @@ func TestRelationsPlan(t *testing.T) {
 	}
 }
 
-// relationBackends are the stores that keep relations.
-var relationBackends = []string{""}
+// relationBackends are the stores the plan runs on, as TestClaimLoop.
+var relationBackends = []string{"", "minidyn"}

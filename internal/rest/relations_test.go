@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 )
 
 // Relations over REST: relate by POST, a replay by Idempotency-Key, the
@@ -14,9 +13,6 @@ import (
 // cycle as 409, an agent refused in a read-only workspace, and DELETE.
 func TestRelations(t *testing.T) {
 	eachStore(t, func(t *testing.T, backend string) {
-		if !keepsRelations[backend] {
-			t.Skip("this store keeps no relations")
-		}
 		e := newEnv(t, backend)
 		for i, title := range []string{"Epic", "First", "Then"} {
 			e.createTicket(e.tokens["alice"], "inbox", "t"+string(rune('1'+i)), map[string]any{"title": title})
@@ -66,6 +62,3 @@ func TestRelations(t *testing.T) {
 		e.refused(call{method: "DELETE", path: "/api/v1/tickets/inbox-2/relations/blocks/inbox-3", token: e.tokens["claude"], malformed: true}, http.StatusBadRequest, "invalid")
 	})
 }
-
-// keepsRelations names the stores that keep relations.
-var keepsRelations = map[string]bool{testbackends.SQLite: true}
