@@ -234,7 +234,6 @@ func validateRelationEvent(e Event) error {
 	return nil
 }
 
-
 // ticketRelations reads what get_ticket answers about t's relations. A
 // ticket deleted since it was read has none.
 func (s *Service) ticketRelations(ctx context.Context, t Ticket) (TicketRelations, error) {

@@ -47,7 +47,7 @@ func TestRelationsPlan(t *testing.T) {
 				t.Errorf("ready sub-tickets of inbox-1: %+v", ready.Tickets)
 			}
 			type claimed struct {
-				Ticket *board.Ticket      `json:"ticket"`
+				Ticket *board.Ticket     `json:"ticket"`
 				Claim  *board.ClaimGrant `json:"claim"`
 			}
 			// The epic (oldest) first, then the unblocked sub-ticket; the

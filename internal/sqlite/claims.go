@@ -88,7 +88,7 @@ func (s *Store) ClaimCandidates(ctx context.Context, q board.ClaimQuery) (board.
 	}
 	query := `SELECT ` + ticketColumns + ` FROM tickets t INDEXED BY tickets_claimable
 		WHERE workspace = ? AND status = ? AND status IN ('candidate', 'waiting_ai')
-		AND (claim_until IS NULL OR claim_until <= ?) AND `+openBlockerAbsent
+		AND (claim_until IS NULL OR claim_until <= ?) AND ` + openBlockerAbsent
 	args := []any{q.Workspace, string(q.Status), formatTime(q.Now)}
 	if q.Owner != "" {
 		query, args = query+` AND owner = ?`, append(args, q.Owner)
