@@ -84,6 +84,9 @@ type RelationStore interface {
 	// ReadRelations reads ticket id, its workspace's policy and the
 	// tickets related to it. ErrNotFound when the ticket does not exist.
 	ReadRelations(ctx context.Context, id string) (Relations, error)
+	// RelationsOf reads the tickets related to t, a ticket just read (for
+	// get_ticket): Relations with Ticket t and no Policy.
+	RelationsOf(ctx context.Context, t Ticket) (Relations, error)
 	// SaveRelation commits a relate or unrelate: the request record; when
 	// tx.Link is set, the relation added or removed at both ends and both
 	// tickets' new versions (After) with their events. It fails with
@@ -237,7 +240,7 @@ func validateRelationEvent(e Event) error {
 // ticketRelations reads what get_ticket answers about t's relations. A
 // ticket deleted since it was read has none.
 func (s *Service) ticketRelations(ctx context.Context, t Ticket) (TicketRelations, error) {
-	r, err := s.store.ReadRelations(ctx, t.ID)
+	r, err := s.store.RelationsOf(ctx, t)
 	if errors.Is(err, ErrNotFound) {
 		return relationsView(Relations{Ticket: t}), nil
 	}

@@ -98,9 +98,22 @@ func (s *Store) ReadRelations(ctx context.Context, id string) (board.Relations, 
 		return r, err
 	}
 	r.Policy = decodeWorkspace(found[1]).Workspace.AIPolicy
-	ends, err := s.relationIDs(ctx, id, "")
+	return r, s.relationsInto(ctx, &r)
+}
+
+// RelationsOf reads the tickets related to t: one Query, and a
+// BatchGetItem of the related tickets when there are any.
+func (s *Store) RelationsOf(ctx context.Context, t board.Ticket) (board.Relations, error) {
+	r := board.Relations{Ticket: t}
+	return r, s.relationsInto(ctx, &r)
+}
+
+// relationsInto reads r.Ticket's relation items and the tickets at their
+// other ends into r.
+func (s *Store) relationsInto(ctx context.Context, r *board.Relations) error {
+	ends, err := s.relationIDs(ctx, r.Ticket.ID, "")
 	if err != nil {
-		return r, err
+		return err
 	}
 	var keys []map[string]types.AttributeValue
 	for _, ids := range ends {
@@ -112,7 +125,7 @@ func (s *Store) ReadRelations(ctx context.Context, id string) (board.Relations, 
 	for start := 0; start < len(keys); start += batchGetMax {
 		items, err := s.batchGet(ctx, keys[start:min(start+batchGetMax, len(keys))])
 		if err != nil {
-			return r, err
+			return err
 		}
 		for _, it := range items {
 			if it == nil {
@@ -120,7 +133,7 @@ func (s *Store) ReadRelations(ctx context.Context, id string) (board.Relations, 
 			}
 			t, err := decodeTicket(it)
 			if err != nil {
-				return r, err
+				return err
 			}
 			others[t.ID] = t
 		}
@@ -138,7 +151,7 @@ func (s *Store) ReadRelations(ctx context.Context, id string) (board.Relations, 
 	if p := related(ends[board.EndChild]); len(p) > 0 {
 		r.Parent = &p[0]
 	}
-	return r, nil
+	return nil
 }
 
 // SaveRelation commits a relate or unrelate in one transaction: the

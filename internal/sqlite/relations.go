@@ -48,6 +48,24 @@ func (s *Store) ReadRelations(ctx context.Context, id string) (board.Relations, 
 	if r.Ticket, r.Policy, err = readableTicket(ctx, tx, id, nil); err != nil {
 		return r, err
 	}
+	return r, relationsInto(ctx, tx, &r)
+}
+
+// RelationsOf reads the tickets related to t.
+func (s *Store) RelationsOf(ctx context.Context, t board.Ticket) (board.Relations, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return board.Relations{}, err
+	}
+	defer tx.Rollback()
+	r := board.Relations{Ticket: t}
+	return r, relationsInto(ctx, tx, &r)
+}
+
+// relationsInto reads r.Ticket's relations into r, in one snapshot.
+func relationsInto(ctx context.Context, tx *sql.Tx, r *board.Relations) error {
+	id := r.Ticket.ID
+	var err error
 	ends := []struct {
 		kind, by, other string
 		into            *[]board.RelatedTicket
@@ -58,17 +76,17 @@ func (s *Store) ReadRelations(ctx context.Context, id string) (board.Relations, 
 	}
 	for _, e := range ends {
 		if *e.into, err = relatedTickets(ctx, tx, e.kind, e.by, e.other, id); err != nil {
-			return r, err
+			return err
 		}
 	}
 	parents, err := relatedTickets(ctx, tx, "parent", "to_id", "from_id", id)
 	if err != nil {
-		return r, err
+		return err
 	}
 	if len(parents) > 0 {
 		r.Parent = &parents[0]
 	}
-	return r, nil
+	return nil
 }
 
 // relatedTickets reads the other ends of id's relations of kind, where id
