@@ -31,6 +31,9 @@ func filterHash(q TicketQuery) string {
 		// Only when set, so cursors of lists without it stay valid.
 		b = fmt.Appendf(b, "\x00claimed=%t", *q.Claimed)
 	}
+	if q.Ready || q.Parent != "" {
+		b = fmt.Appendf(b, "\x00ready=%t\x00parent=%s", q.Ready, q.Parent)
+	}
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:8])
 }

@@ -33,7 +33,8 @@ func (in FeedInput) Activity() ListActivityInput {
 
 // EventKinds are the kinds of event the feed filters by.
 var EventKinds = []string{EventTicketCreated, EventTicketUpdated, EventTicketMoved, EventNoteAdded, EventNoteEdited, EventNoteRedacted,
-	EventTicketClaimed, EventTicketClaimRenewed, EventTicketReleased, EventTicketClaimBroken, EventWorkspaceCreated, EventWorkspaceUpdated}
+	EventTicketClaimed, EventTicketClaimRenewed, EventTicketReleased, EventTicketClaimBroken,
+	EventTicketRelated, EventTicketUnrelated, EventWorkspaceCreated, EventWorkspaceUpdated}
 
 // maxAuthor bounds an author filter: longer than any author the board
 // writes.

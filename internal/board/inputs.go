@@ -98,6 +98,8 @@ type ListTicketsInput struct {
 	Owner     string `json:"owner,omitempty" jsonschema:"only tickets with this owner (human, human:<handle> or ai:<name>)"`
 	Tag       string `json:"tag,omitempty" jsonschema:"only tickets with this tag"`
 	Claimed   *bool  `json:"claimed,omitempty" jsonschema:"true: only tickets someone holds a live claim on; false: only tickets nobody holds"`
+	Ready     bool   `json:"ready,omitempty" jsonschema:"true: only tickets ready for work: open (candidate or waiting_ai) and every ticket that blocks them done"`
+	Parent    string `json:"parent,omitempty" jsonschema:"only the sub-tickets of this ticket, e.g. inbox-21"`
 	Query     string `json:"query,omitempty" jsonschema:"words to find in title, body or tags: every word must occur, case-insensitively, as a whole word (letters and digits; punctuation separates words); the last word, unless followed by a space, also matches words it begins (type-ahead, from 2 letters). Japanese, Chinese and Korean text: any 2 or more adjacent characters of it (記事, 下書き), never 1 alone. Title matches come first, then the rest, newest first in each"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-100, default 20"`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`

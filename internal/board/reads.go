@@ -141,7 +141,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 			return TicketList{}, inField("query", err)
 		}
 	}
-	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Claimed: in.Claimed, Now: s.now(), Query: in.Query, Limit: in.Limit,
+	q := TicketQuery{Workspace: in.Workspace, Status: in.Status, Owner: in.Owner, Tag: in.Tag, Claimed: in.Claimed, Ready: in.Ready, Parent: in.Parent, Now: s.now(), Query: in.Query, Limit: in.Limit,
 		Readable: readablePolicies(PrincipalFrom(ctx)), MaxBytes: answerJSONBound - shellOverhead, MaxScan: DefaultScan}
 	var seal *cursorSeal // read (once per process) only for a page that takes or hands out a cursor
 	if in.Cursor != "" {
@@ -183,7 +183,7 @@ func (s *Service) ListTickets(ctx context.Context, in ListTicketsInput) (TicketL
 // the whole workspace or one status. Any other filter would need a count
 // of its own, so the answer says nothing rather than pay for one.
 func listTotal(q TicketQuery, counts map[Status]int) *int {
-	if counts == nil || q.Owner != "" || q.Tag != "" || q.Query != "" || q.Claimed != nil {
+	if counts == nil || q.Owner != "" || q.Tag != "" || q.Query != "" || q.Claimed != nil || q.Ready || q.Parent != "" {
 		return nil
 	}
 	n := 0
@@ -212,6 +212,9 @@ func (s *Service) GetTicket(ctx context.Context, in TicketIDInput) (TicketDetail
 		return TicketDetail{}, err
 	}
 	d := TicketDetail{Ticket: s.shownTicket(a.Ticket), Notes: nonNil(a.Notes), History: nonNilEvents(a.History)}
+	if d.TicketRelations, err = s.ticketRelations(ctx, a.Ticket); err != nil {
+		return TicketDetail{}, err
+	}
 	// Most details hand out no cursor: the key is read (once per process)
 	// only for one that does, or that is large enough to be cut to size.
 	if (a.MoreNotes && len(a.Notes) > 0) || (a.MoreHistory && len(a.History) > 0) || EstimatedSize(&d) > answerJSONBound/4 {

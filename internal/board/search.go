@@ -233,7 +233,8 @@ func (q TicketQuery) Matches(t Ticket, s *Search) (tier int, ok bool) {
 	case q.Status != "" && t.Status != q.Status,
 		q.Owner != "" && (t.Owner == nil || *t.Owner != q.Owner),
 		q.Tag != "" && !slices.Contains(t.Tags, q.Tag),
-		q.Claimed != nil && *q.Claimed != t.Claim.LiveAt(q.Now):
+		q.Claimed != nil && *q.Claimed != t.Claim.LiveAt(q.Now),
+		q.Ready && (!IsOpenStatus(t.Status) || t.OpenBlockers > 0):
 		return 0, false
 	}
 	if s == nil {

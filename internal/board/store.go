@@ -40,6 +40,8 @@ type Store interface {
 	ClaimStore
 	// One note found by its id, for edit_note (notestore.go).
 	NoteStore
+	// Blocks and parent links between tickets (relations.go).
+	RelationStore
 
 	// ListWorkspaces returns every workspace with its counts, by slug.
 	ListWorkspaces(ctx context.Context) ([]Workspace, error)
@@ -135,8 +137,14 @@ type TicketQuery struct {
 	// Claimed, when set, keeps only tickets with (true) or without
 	// (false) a claim live at Now.
 	Claimed *bool
-	Now     time.Time
-	Before  int64
+	// Ready keeps only tickets ready for work: in an open status, with
+	// every blocker done (a store judges the blockers, by the kept
+	// Ticket.OpenBlockers or by reading them).
+	Ready bool
+	// Parent keeps only the sub-tickets of this ticket id.
+	Parent string
+	Now    time.Time
+	Before int64
 	// Tier: with a Query, the search tier Before lies in (search.go);
 	// the tiers after it follow in full.
 	Tier  int

@@ -195,6 +195,9 @@ func ValidateTransferredEvent(e Event) error {
 	if e.Holder != "" && (!eventKinds[e.Type].ticket || len(e.Holder) > 2*maxTransferredKey) {
 		return invalid("event %s: holder names the claim a ticket event ended, in at most %d characters", e.ID, 2*maxTransferredKey)
 	}
+	if err := validateRelationEvent(e); err != nil {
+		return err
+	}
 	if noteEvent(e.Type) != (e.NoteID != "") || e.NoteID != "" && !isTransferredNoteID(e.NoteID, e.TicketID) {
 		return invalid("event %s: a %s, %s or %s event, and only it, names its note by an id of 1-64 letters, digits, '.', '_' or '-', or one naming its ticket", e.ID, EventNoteAdded, EventNoteEdited, EventNoteRedacted)
 	}
@@ -239,6 +242,8 @@ var eventKinds = map[string]eventKind{
 	EventTicketClaimRenewed: {ticket: true},
 	EventTicketReleased:     {ticket: true},
 	EventTicketClaimBroken:  {ticket: true},
+	EventTicketRelated:      {ticket: true},
+	EventTicketUnrelated:    {ticket: true},
 	EventWorkspaceCreated:   {fields: []string{"name", "ai_policy"}},
 	EventWorkspaceUpdated:   {fields: []string{"name", "ai_policy"}},
 }

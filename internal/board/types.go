@@ -94,6 +94,11 @@ type Ticket struct {
 	// nil when nobody does. Stores keep an expired claim as it was
 	// written: answers show it as null once its until has passed.
 	Claim *Claim `json:"claim"`
+	// OpenBlockers counts the tickets that block this one and are not
+	// done, on a store that keeps readiness with the ticket (DynamoDB:
+	// claim_next's index holds only tickets with none); a store that
+	// judges readiness when it reads leaves it 0. Never shown.
+	OpenBlockers int `json:"-"`
 }
 
 // Note is a comment on a ticket.
@@ -188,7 +193,12 @@ type Event struct {
 	// ("ai:claude for human:alice"): a claim broken, or ended by a
 	// person's move.
 	Holder string `json:"holder,omitempty"`
-	Author string `json:"author"`
+	// Relation and Other name a relation added or removed, from this
+	// event's ticket's end (blocks, blocked_by, parent_of, child_of), and
+	// the ticket at its other end.
+	Relation string `json:"relation,omitempty"`
+	Other    string `json:"other,omitempty"`
+	Author   string `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source     Source    `json:"source"`
@@ -204,6 +214,8 @@ type TicketDetail struct {
 	NotesCursor   *string `json:"notes_cursor" jsonschema:"older notes exist: pass this to list_ticket_notes to read them; null when every note is in notes"`
 	History       []Event `json:"history" jsonschema:"the newest history events (up to 20), oldest first"`
 	HistoryCursor *string `json:"history_cursor" jsonschema:"older events exist: pass this to list_ticket_history to read them; null when the whole history is here"`
+	// The tickets it is related to, and whether it is ready for work.
+	TicketRelations
 
 	seal *cursorSeal // seals the cursors made when the detail is cut to size
 }

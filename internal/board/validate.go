@@ -310,6 +310,15 @@ func (in *ListTicketsInput) Validate() error {
 	if err := validateText("query", in.Query, 0, MaxQuery); err != nil {
 		return err
 	}
+	if in.Parent != "" {
+		slug, _, err := ParseTicketID(in.Parent)
+		if err != nil {
+			return inField("parent", err)
+		}
+		if slug != in.Workspace {
+			return inField("parent", invalid("parent '%s' is not in workspace '%s': sub-tickets are in their parent's workspace", in.Parent, in.Workspace))
+		}
+	}
 	if in.Limit == 0 {
 		in.Limit = DefaultLimit
 	}

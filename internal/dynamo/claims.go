@@ -51,13 +51,20 @@ func decodeTicketDoc(item map[string]types.AttributeValue) (board.Ticket, error)
 	return st.Ticket, nil
 }
 
+// claimable decides whether a ticket belongs in the claimable index:
+// open, and no ticket that blocks it open (its kept count). Every write of
+// a ticket item places it by this, and so does a backfill of the index.
+func claimable(t board.Ticket) bool {
+	return board.IsOpenStatus(t.Status) && t.OpenBlockers == 0
+}
+
 // putClaimAttrs adds the claim's filter attribute to a ticket item, and
-// places an open ticket in the claimable index.
+// places a claimable ticket in the claimable index.
 func putClaimAttrs(item map[string]types.AttributeValue, t board.Ticket) {
 	if t.Claim != nil {
 		item[attrClaimUntil] = str(orderTime(t.Claim.Until))
 	}
-	if board.IsOpenStatus(t.Status) {
+	if claimable(t) {
 		item[attrClaimWS] = str(t.Workspace + "#" + string(t.Status))
 		item[attrClaimKey] = str(claimKey(t))
 	}

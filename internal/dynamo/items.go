@@ -76,6 +76,9 @@ func ticketItem(t board.Ticket) (map[string]types.AttributeValue, error) {
 	}
 	item[attrTags] = str(tagsValue(t.Tags))
 	putClaimAttrs(item, t)
+	if t.OpenBlockers != 0 {
+		item[attrOpenBlockers] = num(int64(t.OpenBlockers))
+	}
 	return item, nil
 }
 
@@ -100,6 +103,7 @@ func decodeTicket(item map[string]types.AttributeValue) (board.Ticket, error) {
 		return t, err
 	}
 	t.Number = getN(item, attrNum) // not part of the JSON form
+	t.OpenBlockers = int(getN(item, attrOpenBlockers))
 	return t, nil
 }
 

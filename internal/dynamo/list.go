@@ -55,6 +55,8 @@ func (s *Store) ListTickets(ctx context.Context, q board.TicketQuery) (board.Tic
 	b := newPageBuilder(q)
 	var err error
 	switch {
+	case q.Parent != "":
+		err = s.listChildren(ctx, q, b)
 	case q.Query != "":
 		err = s.searchTickets(ctx, q, b)
 	case q.Tag != "":
@@ -179,7 +181,7 @@ func continueBelow(in *dynamodb.QueryInput, lek map[string]types.AttributeValue,
 }
 
 func (s *Store) ticketQuery(q board.TicketQuery) *dynamodb.QueryInput {
-	names := map[string]string{"#k": attrWS, "#num": attrNum, "#doc": attrDoc, "#docz": zipped(attrDoc)}
+	names := map[string]string{"#k": attrWS, "#num": attrNum, "#doc": attrDoc, "#docz": zipped(attrDoc), "#ob": attrOpenBlockers}
 	values := map[string]types.AttributeValue{":k": str(q.Workspace)}
 	index := indexTickets
 	switch {
@@ -201,6 +203,9 @@ func (s *Store) ticketQuery(q board.TicketQuery) *dynamodb.QueryInput {
 	if q.Claimed != nil {
 		filters = append(filters, claimedFilter(*q.Claimed, orderTime(q.Now), names, values))
 	}
+	if q.Ready {
+		filters = append(filters, readyFilter(names, values))
+	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(index),
@@ -210,7 +215,7 @@ func (s *Store) ticketQuery(q board.TicketQuery) *dynamodb.QueryInput {
 		ScanIndexForward:          aws.Bool(false),
 		// Only what decodeTicket needs travels back; filters still see
 		// every projected attribute.
-		ProjectionExpression: aws.String("#doc, #docz, #num"),
+		ProjectionExpression: aws.String("#doc, #docz, #num, #ob"),
 	}
 	if len(filters) > 0 {
 		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
@@ -236,7 +241,7 @@ func (s *Store) listByTag(ctx context.Context, q board.TicketQuery, b *pageBuild
 		ExpressionAttributeValues: values,
 		ScanIndexForward:          aws.Bool(false),
 	}
-	checked := q.Status != "" || q.Owner != "" || q.Claimed != nil
+	checked := q.Status != "" || q.Owner != "" || q.Claimed != nil || q.Ready
 	match := func(t board.Ticket) bool { _, ok := q.Matches(t, nil); return ok }
 	ask, examined := b.limit+1, 0
 	for {
@@ -285,8 +290,8 @@ func (s *Store) addByKey(ctx context.Context, keys []map[string]types.AttributeV
 			batch = min(batch*2, batchGetMax)
 		}
 		chunk := keys[start:min(start+batch, len(keys))]
-		found, err := s.batchRead(ctx, chunk, false, "#pk, #sk, #doc, #docz, #num",
-			map[string]string{"#pk": attrPK, "#sk": attrSK, "#doc": attrDoc, "#docz": zipped(attrDoc), "#num": attrNum})
+		found, err := s.batchRead(ctx, chunk, false, "#pk, #sk, #doc, #docz, #num, #ob",
+			map[string]string{"#pk": attrPK, "#sk": attrSK, "#doc": attrDoc, "#docz": zipped(attrDoc), "#num": attrNum, "#ob": attrOpenBlockers})
 		if err != nil {
 			return err
 		}

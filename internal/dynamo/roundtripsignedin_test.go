@@ -148,7 +148,7 @@ func measureSignedIn(t *testing.T, ep endpoint) []rtRow {
 		measure(c, "create_ticket with "+cred.name+", warm", same(5), "the credential with its person (one BatchGetItem), then the similar Query beside the record with the workspace's policy (one consistent BatchGetItem), the similar tickets' BatchGetItem and the transaction: four round trips", si.as(cred.token, create("warm-"+cred.id)))
 		measure(c, "create_ticket replay with "+cred.name+", warm", same(2),
 			"the credential with its person, then the record (one GetItem) of a request this instance answered", si.as(cred.token, replay("warm-"+cred.id)))
-		measure(c, "get_ticket with "+cred.name+", warm", same(2), "the credential with its person, then the ticket", si.as(cred.token, get))
+		measure(c, "get_ticket with "+cred.name+", warm", same(3), "the credential with its person, then the ticket, then its relations", si.as(cred.token, get))
 		instances = append(instances, si)
 	}
 

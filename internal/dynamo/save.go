@@ -40,6 +40,14 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		}
 		defer release()
 	}
+	// A blocker's move to or from done changes the tickets it blocks in
+	// the same transaction (relations.go).
+	var deps []types.TransactWriteItem
+	if tx.After != nil {
+		if deps, err = s.dependents(ctx, tx.Before, *tx.After); err != nil {
+			return ledger.Record{}, err
+		}
+	}
 	var w writeAttempts
 	ctx = withWriteDeadline(ctx, time.Now().Add(s.raceFor))
 	for attempt := 0; attempt < maxAttempts; attempt++ {
@@ -54,6 +62,8 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			// Last: the conditional items keep their positions.
 			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
 		}
+		firstDep := len(items)
+		items = append(items, deps...)
 		c, err := s.commit(ctx, items)
 		switch {
 		case err != nil:
@@ -81,6 +91,8 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			continue
 		case c.failedAt(at.ticket):
 			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
+		case c.failedIn(firstDep, len(items)):
+			return ledger.Record{}, board.ErrVersionConflict // a blocked ticket changed: read the blocker's again
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return ledger.Record{}, err

@@ -458,8 +458,8 @@ func (s *Store) readCandidates(ctx context.Context, workspace string, cands []po
 			keys = append(keys, ticketKey(fmt.Sprintf("%s-%d", workspace, c.number)))
 		}
 	}
-	found, err := s.batchRead(ctx, keys, true, "#pk, #sk, #doc, #docz, #num",
-		map[string]string{"#pk": attrPK, "#sk": attrSK, "#doc": attrDoc, "#docz": zipped(attrDoc), "#num": attrNum})
+	found, err := s.batchRead(ctx, keys, true, "#pk, #sk, #doc, #docz, #num, #ob",
+		map[string]string{"#pk": attrPK, "#sk": attrSK, "#doc": attrDoc, "#docz": zipped(attrDoc), "#num": attrNum, "#ob": attrOpenBlockers})
 	if err != nil {
 		return nil, err
 	}

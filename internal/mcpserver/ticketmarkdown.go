@@ -38,6 +38,7 @@ func ticketMarkdown(d board.TicketDetail) string {
 	if c := t.Claim; c != nil {
 		field("claimed", fmt.Sprintf("by %s until %s", board.DisplayAuthor(c.By, c.For), stamp(c.Until)))
 	}
+	relationFields(d, field)
 	field("created", fmt.Sprintf("%s by %s", stamp(t.CreatedAt), t.CreatedBy))
 	field("updated", stamp(t.UpdatedAt))
 	if t.CompletedAt != nil {
@@ -139,6 +140,10 @@ func eventLine(e board.Event) string {
 		if e.To != "" {
 			what += fmt.Sprintf(", moved %s → %s", e.From, e.To)
 		}
+	case board.EventTicketRelated:
+		what = "linked: " + board.RelationPhrase(e.Relation, e.Other)
+	case board.EventTicketUnrelated:
+		what = "unlinked: " + board.RelationPhrase(e.Relation, e.Other)
 	default:
 		what = e.Type
 	}

@@ -218,6 +218,8 @@ func All() []Operation {
 			func(s *board.Service) func(context.Context, board.ReleaseTicketInput) (board.ReleaseResult, error) {
 				return s.ReleaseTicket
 			}),
+		relateTickets(),
+		unrelateTickets(),
 		define(Operation{Kind: Read,
 			Tool: &Tool{Name: "list_tasks", Title: "List running tasks",
 				Description: "List the tasks still running that you may follow, oldest first: your own imports; " +

@@ -61,7 +61,7 @@ func openAPIDocument() obj {
 			"title":   "ticket-ledger REST API",
 			"version": apiVersion,
 			"description": "A shared ticket board for people and AI agents where every write happens exactly once. " +
-				"Every POST and PATCH needs an Idempotency-Key: the same key with the same body replays the first answer " +
+				"Every POST and PATCH, and the DELETE of a relation, needs an Idempotency-Key: the same key with the same body replays the first answer " +
 				"(Idempotent-Replayed: true); with another body it is refused (422); while the first is still running, 409. " +
 				"Keys share one namespace per caller with MCP's request_id. Errors are RFC 9457 problem details with the domain's code.",
 		},

@@ -55,7 +55,7 @@ func writeRefusal(w http.ResponseWriter, err error) {
 func idempotencyKey(r *http.Request) (string, error) {
 	values := r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
-		return "", refuse(http.StatusBadRequest, "the Idempotency-Key header is required on every POST and PATCH: send a new unique key (e.g. a UUID) for each new intent, and the same key with the same body to retry; nothing was written")
+		return "", refuse(http.StatusBadRequest, "the Idempotency-Key header is required on every write (POST, PATCH, and DELETE of a relation): send a new unique key (e.g. a UUID) for each new intent, and the same key with the same body to retry; nothing was written")
 	}
 	if len(values) > 1 {
 		return "", refuse(http.StatusBadRequest, "send one Idempotency-Key header, not %d; nothing was written", len(values))

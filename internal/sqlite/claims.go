@@ -86,15 +86,15 @@ func (s *Store) ClaimCandidates(ctx context.Context, q board.ClaimQuery) (board.
 	if err := board.CheckPolicy(q.Readable, out.Policy); err != nil {
 		return out, err
 	}
-	query := `SELECT ` + ticketColumns + ` FROM tickets INDEXED BY tickets_claimable
+	query := `SELECT ` + ticketColumns + ` FROM tickets t INDEXED BY tickets_claimable
 		WHERE workspace = ? AND status = ? AND status IN ('candidate', 'waiting_ai')
-		AND (claim_until IS NULL OR claim_until <= ?)`
+		AND (claim_until IS NULL OR claim_until <= ?) AND ` + openBlockerAbsent
 	args := []any{q.Workspace, string(q.Status), formatTime(q.Now)}
 	if q.Owner != "" {
 		query, args = query+` AND owner = ?`, append(args, q.Owner)
 	}
 	if q.Tag != "" {
-		query, args = query+` AND EXISTS (SELECT 1 FROM ticket_tags g WHERE g.workspace = tickets.workspace AND g.tag = ? AND g.number = tickets.number)`, append(args, q.Tag)
+		query, args = query+` AND EXISTS (SELECT 1 FROM ticket_tags g WHERE g.workspace = t.workspace AND g.tag = ? AND g.number = t.number)`, append(args, q.Tag)
 	}
 	rows, err := tx.QueryContext(ctx, query+` ORDER BY `+claimRank+`, number LIMIT ?`, append(args, q.Limit)...)
 	if err != nil {

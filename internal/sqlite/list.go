@@ -119,8 +119,19 @@ type listPlan struct {
 func planList(q board.TicketQuery, wsKey int64) listPlan {
 	var p listPlan
 	cols := prefixed("t.", ticketColumns)
-	status, owner, tag := q.Status != "", q.Owner != "", q.Tag != ""
+	status, owner, tag, parent := q.Status != "", q.Owner != "", q.Tag != "", q.Parent != ""
 	switch {
+	case parent:
+		// At most MaxRelations sub-tickets: their rows drive the read.
+		where, args := `r.kind = 'parent' AND r.from_id = ?`, []any{q.Parent}
+		if q.Before > 0 {
+			where, args = where+` AND t.number < ?`, append(args, q.Before)
+		}
+		from := ` FROM relations r JOIN tickets t ON t.id = r.to_id WHERE `
+		p.direct = `SELECT ` + cols + from + where + ` ORDER BY t.number DESC`
+		p.numbers = `SELECT t.number` + from + where + ` ORDER BY t.number DESC`
+		p.directArgs, p.numbersArgs = args, args
+		parent = false
 	case tag:
 		where, args := `g.workspace = ? AND g.tag = ?`, []any{q.Workspace, q.Tag}
 		if q.Before > 0 {
@@ -158,6 +169,13 @@ func planList(q board.TicketQuery, wsKey int64) listPlan {
 			check = `(t.claim_until IS NULL OR t.claim_until <= ?)`
 		}
 		p.checks, p.checkArgs = append(p.checks, check), append(p.checkArgs, formatTime(q.Now))
+	}
+	if q.Ready {
+		p.checks = append(p.checks, readyCheck)
+	}
+	if parent {
+		p.checks = append(p.checks, `EXISTS (SELECT 1 FROM relations r WHERE r.kind = 'parent' AND r.from_id = ? AND r.to_id = t.id)`)
+		p.checkArgs = append(p.checkArgs, q.Parent)
 	}
 	if tag {
 		p.checks = append(p.checks, `EXISTS (SELECT 1 FROM ticket_tags g WHERE g.workspace = t.workspace AND g.tag = ? AND g.number = t.number)`)

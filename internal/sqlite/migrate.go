@@ -25,6 +25,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateTitleWords,
 	migrateClaims,
 	migrateNoteEdits,
+	migrateRelations,
 }
 
 // schemaVersion is the version this code reads and writes.

@@ -46,8 +46,8 @@ func (s *Store) searchTickets(ctx context.Context, tx *sql.Tx, q board.TicketQue
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+prefixed("t.", ticketColumns)+` FROM ticket_words f
 			JOIN tickets t ON t.workspace = ? AND t.number = f.rowid - ?
-			WHERE ticket_words MATCH ? AND f.rowid > ? AND f.rowid < ? ORDER BY f.rowid DESC LIMIT ?`,
-			q.Workspace, base, tierMatch[tier], base, upper, ask)
+			WHERE ticket_words MATCH ? AND f.rowid > ? AND f.rowid < ?`+relationFilters+` ORDER BY f.rowid DESC LIMIT ?`,
+			q.Workspace, base, tierMatch[tier], base, upper, q.Ready, q.Parent, q.Parent, ask)
 		if err != nil {
 			return page, err
 		}

@@ -125,6 +125,7 @@ func contractGroups() []contractGroup {
 		{"Secrets", secretTests()},
 		{"Claims", claimTests()},
 		{"NoteEdits", noteEditTests()},
+		{"Relations", relationTests()},
 	}
 }
 

@@ -157,6 +157,10 @@ func eventText(e board.Event) string {
 			s += fmt.Sprintf(" and moved it from %s to %s", statusLabels[board.Status(e.From)], statusLabels[board.Status(e.To)])
 		}
 		return s
+	case board.EventTicketRelated:
+		return "linked it: " + board.RelationPhrase(e.Relation, e.Other)
+	case board.EventTicketUnrelated:
+		return "removed the link: " + board.RelationPhrase(e.Relation, e.Other)
 	case board.EventWorkspaceCreated:
 		return "created the workspace"
 	case board.EventWorkspaceUpdated:
