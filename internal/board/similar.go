@@ -109,8 +109,8 @@ func similarWeight(w string) int {
 	return 2
 }
 
-// similarNeed is how many of n words a title must share.
-func similarNeed(n int) int { return max(1, (n+1)/2) }
+// SimilarNeed is how many of n words a title must share.
+func SimilarNeed(n int) int { return max(1, (n+1)/2) }
 
 // SimilarCandidateNumbers picks the candidates from the word index's
 // answer: perWord[i] are the numbers found for the query's word i. The
@@ -125,7 +125,7 @@ func SimilarCandidateNumbers(perWord [][]int64, exclude int64) []int64 {
 			}
 		}
 	}
-	need := similarNeed(len(perWord))
+	need := SimilarNeed(len(perWord))
 	var out []int64
 	for n, k := range shared {
 		if k >= need {
@@ -157,7 +157,7 @@ func rankSimilar(words []string, candidates []Ticket) []SimilarTicket {
 				n++
 			}
 		}
-		if n >= similarNeed(len(words)) {
+		if n >= SimilarNeed(len(words)) {
 			keep = append(keep, scored{t, n})
 		}
 	}
