@@ -97,7 +97,7 @@ func TestSimilarWordsCJK(t *testing.T) {
 			shared++
 		}
 	}
-	if shared < similarNeed(len(a)) || shared < similarNeed(len(b)) {
+	if shared < SimilarNeed(len(a)) || shared < SimilarNeed(len(b)) {
 		t.Errorf("「ブログ記事の下書き」 %q and 「ブログ記事を確認」 %q share %d words: not similar either way", a, b, shared)
 	}
 	// Pairs with Hiragana (particles) come after the others.

@@ -109,8 +109,8 @@ func similarWeight(w string) int {
 	return 2
 }
 
-// similarNeed is how many of n words a title must share.
-func similarNeed(n int) int { return max(1, (n+1)/2) }
+// SimilarNeed is how many of n words a title must share.
+func SimilarNeed(n int) int { return max(1, (n+1)/2) }
 
 // SimilarCandidateNumbers picks the candidates from the word index's
 // answer: perWord[i] are the numbers found for the query's word i. The
@@ -125,7 +125,7 @@ func SimilarCandidateNumbers(perWord [][]int64, exclude int64) []int64 {
 			}
 		}
 	}
-	need := similarNeed(len(perWord))
+	need := SimilarNeed(len(perWord))
 	var out []int64
 	for n, k := range shared {
 		if k >= need {
@@ -157,7 +157,7 @@ func rankSimilar(words []string, candidates []Ticket) []SimilarTicket {
 				n++
 			}
 		}
-		if n >= similarNeed(len(words)) {
+		if n >= SimilarNeed(len(words)) {
 			keep = append(keep, scored{t, n})
 		}
 	}
@@ -222,7 +222,17 @@ type CreatedTicket struct {
 	// replay answers the same ones (a record stored without them answers
 	// none).
 	Similar []SimilarTicket `json:"similar" jsonschema:"up to 3 open tickets of the workspace whose titles share most words with this one: if one is the same matter, add a note there"`
+	// encoded is this answer's JSON, when it is the answer the write built
+	// and stored in its request record (Encoded).
+	encoded []byte
 }
+
+// Encoded is the answer's JSON when it is at hand already: the first
+// answer of a create is the one its request record stored, encoded once
+// for the record. Nil otherwise (a replay, an answer changed since). An
+// adapter sends these bytes as they are instead of encoding the answer
+// again; they are what encoding/json makes of it.
+func (c *CreatedTicket) Encoded() []byte { return c.encoded }
 
 // CreateTicketFindingSimilar creates a ticket (CreateTicket) and answers it
 // with the similar tickets, found once before the write and stored with

@@ -97,6 +97,9 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 		return CreatedTicket{}, s.storeFailure(err)
 	default:
 		out, err = committed(s, stored.Result, built, builtJSON)
+		if err == nil && findSimilar && out.Similar != nil && bytes.Equal(stored.Result, builtJSON) {
+			out.encoded = builtJSON // out is built, which builtJSON encodes
+		}
 	}
 	if out.Similar == nil {
 		// A record stored without similar tickets (by CreateTicket, or

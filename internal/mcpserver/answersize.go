@@ -32,8 +32,15 @@ func answerCost(b string) int {
 }
 
 // encode is json.Marshal into a string, without copying it out of a
-// []byte: the text content of an answer holds it as it is.
+// []byte: the text content of an answer holds it as it is. An answer that
+// carries its JSON already (a create's, encoded for its request record)
+// is not encoded again.
 func encode(v any) (string, error) {
+	if e, ok := v.(interface{ Encoded() []byte }); ok {
+		if b := e.Encoded(); b != nil {
+			return string(b), nil
+		}
+	}
 	var sb strings.Builder
 	if err := json.NewEncoder(&sb).Encode(v); err != nil {
 		return "", err

@@ -1,172 +1,130 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// The similar-tickets lookup runs on every create, so it is built to cost
-// little: the workspace's policy, then one statement for all of the
-// title's words that reads only the title-word table (titlewords.go:
-// ticket numbers, no ticket row), then one statement for the few
-// candidates picked from those numbers. Each statement's text is the same
-// whatever the title, so every connection prepares it once and reuses it
-// (stmtcache.go).
+// The similar-tickets lookup runs on every create, so it is one statement:
+// the workspace's policy, then the candidates' rows. The candidates are
+// picked from the title-word table alone (titlewords.go: ticket numbers,
+// no ticket row) by board.SimilarCandidateNumbers' rule, and only their
+// rows are read, each by its key. Its text is the same whatever the
+// title, so every connection prepares it once and reuses it
+// (stmtcache.go); one statement reads one snapshot, so it needs no
+// transaction of its own. Counting the numbers in SQL keeps the word
+// matches (up to SimilarWords × SimilarPerWord rows) out of Go: they
+// were most of the lookup's CPU and allocations when every one of them
+// was a row handed to database/sql.
 
-// similarNumbersSQL answers, for up to board.SimilarWords words, the
-// numbers of each word's newest title matches: rows of (slot, number),
-// slot i for the word bound to ?(similarWordArg+i). A slot bound to NULL
-// (the title has fewer words) is skipped: its guard names no table, so
-// SQLite tests it once ahead of the loop. Each branch is a seek in the
-// title-word table's key to (workspace, word) and a walk from the newest
-// number down, stopped at its limit.
-var similarNumbersSQL = func() string {
-	var b strings.Builder
-	for i := range board.SimilarWords {
-		if i > 0 {
-			b.WriteString("\nUNION ALL\n")
-		}
-		fmt.Fprintf(&b, `SELECT %d, n FROM (SELECT number AS n FROM ticket_title_words
-	WHERE ?%[2]d IS NOT NULL AND workspace = ?1 AND word = ?%[2]d ORDER BY number DESC LIMIT ?2)`, i, similarWordArg+i)
+// The parameters of similarSQL.
+const (
+	similarArgWorkspace = 1 + iota
+	similarArgPerWord   // board.SimilarPerWord
+	similarArgExclude   // a number never to pick (0: none)
+	similarArgNeed      // board.SimilarNeed of the number of words
+	similarArgLimit     // board.SimilarCandidates
+	similarArgWord      // the first word; the next ones follow
+)
+
+// similarSQL answers first, when the workspace exists, a row whose first
+// column is -1 and whose last is the policy; then (shared, id, workspace,
+// number, title, status, owner, NULL) for each candidate: the numbers found
+// for at least SimilarNeed of the words among each word's SimilarPerWord
+// newest title matches, most shared words first, then newest, at most
+// SimilarCandidates, never the excluded one (board.SimilarCandidateNumbers'
+// rule; TestSimilarPicksAsTheRule holds the two to the same answers). A word slot bound to NULL (the title has fewer
+// words) is skipped: its guard names no table, so SQLite tests it once
+// ahead of the loop. Each word's branch is a seek in the title-word
+// table's key to (workspace, word) and a walk from the newest number down,
+// stopped at its limit; each candidate is a seek by (workspace, number).
+// SQLite runs the branches of UNION ALL in order, and the caller stops at
+// a policy that refuses it, so then no word is looked up.
+var similarSQL = func() string {
+	words := make([]string, board.SimilarWords)
+	for i := range words {
+		words[i] = fmt.Sprintf(`SELECT n FROM (SELECT number AS n FROM ticket_title_words
+		WHERE ?%[1]d IS NOT NULL AND workspace = ?%[2]d AND word = ?%[1]d ORDER BY number DESC LIMIT ?%[3]d)`,
+			similarArgWord+i, similarArgWorkspace, similarArgPerWord)
 	}
-	return b.String()
+	return fmt.Sprintf(`SELECT -1, '', '', 0, '', '', NULL, ai_policy FROM workspaces WHERE slug = ?%[1]d
+UNION ALL
+SELECT c.shared, t.id, t.workspace, t.number, t.title, t.status, t.owner, NULL
+FROM (SELECT n, count(*) AS shared FROM (
+		%[2]s
+	) WHERE n <> ?%[3]d GROUP BY n HAVING count(*) >= ?%[4]d ORDER BY shared DESC, n DESC LIMIT ?%[5]d) AS c
+JOIN tickets AS t ON t.workspace = ?%[1]d AND t.number = c.n`,
+		similarArgWorkspace, strings.Join(words, "\n\t\tUNION ALL\n\t\t"), similarArgExclude, similarArgNeed, similarArgLimit)
 }()
 
-// similarWordArg is the parameter number of the first word in
-// similarNumbersSQL (?1 is the workspace, ?2 the limit per word).
-const similarWordArg = 3
-
-// similarRowsSQL reads the candidates: up to board.SimilarCandidates
-// numbers, the slots not needed bound to NULL (which IN never matches).
-// Only similarColumns: an answer shows no other field of a similar
-// ticket, and the body (up to 64 KB), tags and links would be read and
-// decoded for nothing.
-var similarRowsSQL = func() string {
-	slots := make([]string, board.SimilarCandidates)
-	for i := range slots {
-		slots[i] = fmt.Sprintf("?%d", 2+i)
-	}
-	return `SELECT ` + similarColumns + ` FROM tickets WHERE workspace = ?1 AND number IN (` + strings.Join(slots, ", ") + `)`
-}()
-
-// similarColumns are the fields of a candidate the similar tickets' rule
-// and answer read (board.SimilarCandidates' contract).
-const similarColumns = `id, workspace, number, title, status, owner`
-
-// scanCandidate reads similarColumns.
-func scanCandidate(row scanner) (board.Ticket, error) {
-	var t board.Ticket
-	var owner sql.NullString
-	err := row.Scan(&t.ID, &t.Workspace, &t.Number, &t.Title, &t.Status, &owner)
-	t.Owner = stringPtr(owner)
-	return t, err
-}
-
-// SimilarCandidates reads, in one read transaction, the workspace's policy,
-// each word's newest title matches from the title-word table,
-// and the candidate tickets board.SimilarCandidateNumbers picks: three
-// statements, two when no ticket shares enough words.
+// SimilarCandidates reads, in one statement, the workspace's policy and
+// the candidate tickets board.SimilarCandidateNumbers picks from each
+// word's newest title matches in the title-word table, in its order. Only
+// ID, Workspace, Number, Title, Status and Owner are read: an answer shows
+// no other field of a similar ticket, and the body (up to 64 KB), tags and
+// links would be read and decoded for nothing.
 func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]board.Ticket, error) {
 	if len(q.Words) > board.SimilarWords {
 		return nil, fmt.Errorf("similar tickets: %d words asked, at most %d are looked up", len(q.Words), board.SimilarWords)
 	}
-	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
+	args := make([]any, similarArgWord-1+board.SimilarWords)
+	args[similarArgWorkspace-1] = q.Workspace
+	args[similarArgPerWord-1] = board.SimilarPerWord
+	args[similarArgExclude-1] = q.Exclude
+	args[similarArgNeed-1] = board.SimilarNeed(len(q.Words))
+	args[similarArgLimit-1] = board.SimilarCandidates
+	for i, word := range q.Words {
+		args[similarArgWord-1+i] = word
 	}
-	defer tx.Rollback()
-	// The policy only: the rest of the row (name, counts) is not needed.
-	var policy board.AIPolicy
-	err = tx.QueryRowContext(ctx, `SELECT ai_policy FROM workspaces WHERE slug = ?`, q.Workspace).Scan(&policy)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, board.ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := board.CheckPolicy(q.Readable, policy); err != nil {
-		return nil, err
-	}
-	perWord, err := similarNumbers(ctx, tx, q.Workspace, q.Words)
-	if err != nil {
-		return nil, err
-	}
-	numbers := board.SimilarCandidateNumbers(perWord, q.Exclude)
-	if len(numbers) == 0 {
-		return nil, nil
-	}
-	return similarRows(ctx, tx, q.Workspace, numbers)
-}
-
-// similarNumbers runs similarNumbersSQL for words in workspace:
-// perWord[i] are word i's numbers, newest first.
-func similarNumbers(ctx context.Context, tx *sql.Tx, workspace string, words []string) ([][]int64, error) {
-	args := make([]any, similarWordArg-1+board.SimilarWords)
-	args[0], args[1] = workspace, board.SimilarPerWord
-	for i, word := range words {
-		args[similarWordArg-1+i] = word
-	}
-	rows, err := tx.QueryContext(ctx, similarNumbersSQL, args...)
+	rows, err := s.read.QueryContext(ctx, similarSQL, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	perWord := make([][]int64, len(words))
+	type candidate struct {
+		t      board.Ticket
+		shared int
+	}
+	var found []candidate
+	exists := false
 	for rows.Next() {
-		var slot int
-		var n int64
-		if err := rows.Scan(&slot, &n); err != nil {
+		var c candidate
+		var owner, policy sql.NullString
+		if err := rows.Scan(&c.shared, &c.t.ID, &c.t.Workspace, &c.t.Number, &c.t.Title, &c.t.Status, &owner, &policy); err != nil {
 			return nil, err
 		}
-		if slot < 0 || slot >= len(words) {
-			return nil, fmt.Errorf("similar tickets: the word index answered slot %d for %d words", slot, len(words))
+		if c.shared == -1 {
+			if err := board.CheckPolicy(q.Readable, board.AIPolicy(policy.String)); err != nil {
+				return nil, err
+			}
+			exists = true
+			continue
 		}
-		perWord[slot] = append(perWord[slot], n)
-	}
-	return perWord, rows.Err()
-}
-
-// similarRows reads the tickets numbered numbers (at most
-// board.SimilarCandidates) in the workspace, in the order of numbers; a
-// number not found is left out.
-func similarRows(ctx context.Context, tx *sql.Tx, workspace string, numbers []int64) ([]board.Ticket, error) {
-	if len(numbers) > board.SimilarCandidates {
-		return nil, fmt.Errorf("similar tickets: %d candidates, at most %d are read", len(numbers), board.SimilarCandidates)
-	}
-	args := make([]any, 1+board.SimilarCandidates)
-	args[0] = workspace
-	for i, n := range numbers {
-		args[1+i] = n
-	}
-	rows, err := tx.QueryContext(ctx, similarRowsSQL, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	found := make([]board.Ticket, 0, len(numbers))
-	for rows.Next() {
-		t, err := scanCandidate(rows)
-		if err != nil {
-			return nil, err
-		}
-		found = append(found, t)
+		c.t.Owner = stringPtr(owner)
+		found = append(found, c)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]board.Ticket, 0, len(found))
-	for _, n := range numbers {
-		for _, t := range found {
-			if t.Number == n {
-				out = append(out, t)
-				break
-			}
-		}
+	if !exists {
+		return nil, board.ErrNotFound
+	}
+	if len(q.Words) == 0 || len(found) == 0 {
+		return nil, nil
+	}
+	// The join hands the rows back in no promised order.
+	slices.SortFunc(found, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.shared, a.shared), cmp.Compare(b.t.Number, a.t.Number))
+	})
+	out := make([]board.Ticket, len(found))
+	for i, c := range found {
+		out[i] = c.t
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -49,20 +50,19 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// The lookup reads the workspace row, then the word index once for all
-// the title's words, then the candidates' rows: three statements however
-// many words the title has, two when no ticket shares enough words.
+// The lookup is one statement, whatever the title's words and whether any
+// ticket shares enough of them.
 func TestSimilarLookupStatements(t *testing.T) {
 	s, _ := openSimilarBoard(t, 30)
 	cases := []struct {
-		words      []string
-		statements int64
-		found      int
+		words []string
+		found int
 	}{
-		{[]string{"similar"}, 3, board.SimilarCandidates},
-		{[]string{"similar", "ticket", "number"}, 3, board.SimilarCandidates},
-		{[]string{"similar", "ticket", "number", "1025", "alpha", "bravo", "charlie", "delta"}, 3, 1},
-		{[]string{"unrelated", "words"}, 2, 0},
+		{[]string{"similar"}, board.SimilarCandidates},
+		{[]string{"similar", "ticket", "number"}, board.SimilarCandidates},
+		{[]string{"similar", "ticket", "number", "1025", "alpha", "bravo", "charlie", "delta"}, 1},
+		{[]string{"unrelated", "words"}, 0},
+		{nil, 0},
 	}
 	for _, c := range cases {
 		rec := obs.NewRequest("similar")
@@ -73,8 +73,8 @@ func TestSimilarLookupStatements(t *testing.T) {
 		if len(got) != c.found {
 			t.Errorf("%v: %d candidates, want %d", c.words, len(got), c.found)
 		}
-		if n := rec.StoreRequests(); n != c.statements {
-			t.Errorf("%v: %d statements, want %d", c.words, n, c.statements)
+		if n := rec.StoreRequests(); n != 1 {
+			t.Errorf("%v: %d statements, want 1", c.words, n)
 		}
 	}
 	// The candidates come in SimilarCandidateNumbers' order (most shared
@@ -87,6 +87,10 @@ func TestSimilarLookupStatements(t *testing.T) {
 	var numbers []int64
 	for _, tk := range got {
 		numbers = append(numbers, tk.Number)
+		if tk.ID != fmt.Sprintf("inbox-%d", tk.Number) || tk.Workspace != "inbox" || tk.Title != fmt.Sprintf("similar ticket number %d", 999+tk.Number) ||
+			tk.Status == "" {
+			t.Errorf("candidate %+v: fields not read", tk)
+		}
 	}
 	if want := "[26 30 29 28 27 25 24 23 22 21]"; fmt.Sprint(numbers) != want {
 		t.Errorf("candidates %v, want %s", numbers, want)
@@ -95,44 +99,101 @@ func TestSimilarLookupStatements(t *testing.T) {
 		Words: strings.Fields("a b c d e f g h i")}); err == nil {
 		t.Error("more words than SimilarWords: no error")
 	}
+	if _, err := s.SimilarCandidates(t.Context(), board.SimilarQuery{Workspace: "nowhere", Words: []string{"similar"}}); !errors.Is(err, board.ErrNotFound) {
+		t.Errorf("a workspace that does not exist: %v, want board.ErrNotFound", err)
+	}
 }
 
-// The plans read only what the answer needs: each word's matches are a
-// search of the title-word table by (workspace, word), newest first,
-// stopping at the limit (no sort of all the matches), and the
-// candidates are found by their (workspace, number) key, not by a scan.
-func TestSimilarLookupPlans(t *testing.T) {
-	s, _ := openSimilarBoard(t, 0)
-	plan := func(q string, args ...any) string {
-		t.Helper()
-		rows, err := s.read.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+q, args...)
+// The statement picks the candidates by board.SimilarCandidateNumbers'
+// rule, which the DynamoDB store runs in Go: the same numbers in the same
+// order as the rule gives from each word's newest matches, read here one
+// word at a time, for titles sharing few or many words, with ties, and
+// with a number excluded.
+func TestSimilarPicksAsTheRule(t *testing.T) {
+	s, svc := openSimilarBoard(t, 45)
+	ctx := board.WithPrincipal(t.Context(), board.Principal{Author: "ai:similar", Source: board.SourceMCP})
+	for i, title := range []string{"alpha bravo", "alpha charlie ticket", "bravo charlie delta similar", "echo alpha bravo", "alpha bravo charlie"} {
+		for j := range 3 + i {
+			if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("rule-%d-%d", i, j), Workspace: "inbox",
+				NewTicket: board.NewTicket{Title: fmt.Sprintf("%s %d", title, j)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	newest := func(word string) []int64 {
+		rows, err := s.read.QueryContext(t.Context(), `SELECT number FROM ticket_title_words WHERE workspace = 'inbox' AND word = ?
+			ORDER BY number DESC LIMIT ?`, word, board.SimilarPerWord)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer rows.Close()
-		var out []string
+		var out []int64
 		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			var n int64
+			if err := rows.Scan(&n); err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, detail)
+			out = append(out, n)
 		}
-		return strings.Join(out, "; ")
+		return out
 	}
-	words := make([]any, similarWordArg-1+board.SimilarWords)
-	words[0], words[1] = "inbox", board.SimilarPerWord
-	got := plan(similarNumbersSQL, words...)
+	queries := [][]string{
+		{"alpha"}, {"alpha", "bravo"}, {"alpha", "bravo", "charlie"}, {"similar", "ticket"}, {"similar", "ticket", "number"},
+		{"charlie", "delta", "similar", "bravo"}, {"echo", "alpha", "bravo", "charlie", "delta", "similar", "ticket", "number"},
+		{"nothing", "alpha"}, {"nothing"},
+	}
+	for _, words := range queries {
+		for _, exclude := range []int64{0, 45, 50, 60} {
+			perWord := make([][]int64, len(words))
+			for i, w := range words {
+				perWord[i] = newest(w)
+			}
+			want := board.SimilarCandidateNumbers(perWord, exclude)
+			got, err := s.SimilarCandidates(t.Context(), board.SimilarQuery{Workspace: "inbox", Words: words, Exclude: exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var numbers []int64
+			for _, tk := range got {
+				numbers = append(numbers, tk.Number)
+			}
+			if fmt.Sprint(numbers) != fmt.Sprint(want) {
+				t.Errorf("%v, excluding %d: candidates %v, the rule picks %v", words, exclude, numbers, want)
+			}
+		}
+	}
+}
+
+// The plan reads only what the answer needs: the policy is one search of
+// the workspaces' key; each word's matches are a search of the title-word
+// table by (workspace, word), newest first, stopping at the limit (no sort
+// of all of a word's matches); and only the picked candidates' rows are
+// read, each by its (workspace, number) key.
+func TestSimilarLookupPlan(t *testing.T) {
+	s, _ := openSimilarBoard(t, 0)
+	args := make([]any, similarArgWord-1+board.SimilarWords)
+	args[similarArgWorkspace-1], args[similarArgPerWord-1] = "inbox", board.SimilarPerWord
+	args[similarArgExclude-1], args[similarArgNeed-1], args[similarArgLimit-1] = 0, 1, board.SimilarCandidates
+	rows, err := s.read.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+similarSQL, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var steps []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, detail)
+	}
+	got := strings.Join(steps, "; ")
 	if n := strings.Count(got, "SEARCH ticket_title_words USING PRIMARY KEY (workspace=? AND word=?)"); n != board.SimilarWords ||
-		strings.Contains(got, "TEMP B-TREE") {
-		t.Errorf("the words' plan %q: want %d searches of the title-word table by (workspace, word), none sorted", got, board.SimilarWords)
-	}
-	candidates := make([]any, 1+board.SimilarCandidates)
-	candidates[0] = "inbox"
-	got = plan(similarRowsSQL, candidates...)
-	if !strings.Contains(got, "SEARCH tickets USING INDEX") || !strings.Contains(got, "workspace=? AND number=?") {
-		t.Errorf("the candidates' plan %q: want a search by (workspace, number)", got)
+		strings.Count(got, "SEARCH workspaces USING INDEX") != 1 || strings.Contains(got, "SCAN t") ||
+		strings.Count(got, "SEARCH t USING INDEX") != 1 || !strings.Contains(got, "(workspace=? AND number=?)") {
+		t.Errorf("plan %q: want the workspace's row, %d searches of the title-word table by (workspace, word) and the candidates by (workspace, number), no scan",
+			got, board.SimilarWords)
 	}
 }
 

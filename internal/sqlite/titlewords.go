@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	modernc "modernc.org/sqlite"
 )
 
@@ -26,7 +25,7 @@ const titleWordsFunc = "ledger_title_words"
 
 func titleWordsJSON(_ *modernc.FunctionContext, args []driver.Value) (driver.Value, error) {
 	title, _ := args[0].(string)
-	words := board.IndexWords(board.Ticket{Title: title}).Title
+	words := lastWords.titleOf(title)
 	if words == nil {
 		words = []string{}
 	}
