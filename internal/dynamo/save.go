@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -54,7 +55,9 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			// Last: the conditional items keep their positions.
 			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
 		}
-		c, err := s.commit(ctx, items)
+		c, err := s.commitFresh(ctx, items, func(ctx context.Context) error {
+			return s.ticketStillAt(ctx, tx.Before.ID, tx.Before.Version)
+		})
 		switch {
 		case err != nil:
 			return ledger.Record{}, err
@@ -173,4 +176,26 @@ func (s *Store) ticketMoved(ctx context.Context, id string, old map[string]types
 		return board.ErrNotFound
 	}
 	return board.ErrVersionConflict
+}
+
+// ticketStillAt reads a ticket's version consistently: ErrVersionConflict
+// when another write moved it past version, ErrNotFound when it is gone,
+// nil when a write computed from version can still commit.
+func (s *Store) ticketStillAt(ctx context.Context, id string, version int64) error {
+	done, err := s.sharedRead(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: ticketKey(id), ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String("#v"), ExpressionAttributeNames: map[string]string{"#v": attrVersion}})
+	done()
+	switch {
+	case err != nil:
+		return err
+	case len(out.Item) == 0:
+		return board.ErrNotFound
+	case getN(out.Item, attrVersion) != version:
+		return board.ErrVersionConflict
+	}
+	return nil
 }
