@@ -2,10 +2,8 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
@@ -72,29 +70,13 @@ func (s *Store) LoadBulk(ctx context.Context, b Bulk) error {
 	return nil
 }
 
-// batchPut writes up to 25 items, sending again what DynamoDB leaves
-// unprocessed, with backoff.
+// batchPut writes up to 25 items (batchWrite).
 func (s *Store) batchPut(ctx context.Context, items []map[string]types.AttributeValue) error {
 	reqs := make([]types.WriteRequest, len(items))
 	for i, item := range items {
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
 	}
-	for attempt := 0; len(reqs) > 0; attempt++ {
-		if attempt >= maxAttempts {
-			return errors.New("dynamo: BatchWriteItem kept leaving items unprocessed")
-		}
-		if attempt > 0 {
-			if err := backoff(ctx, attempt); err != nil {
-				return err
-			}
-		}
-		out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: reqs}})
-		if err != nil {
-			return fmt.Errorf("dynamo: loading items: %w", err)
-		}
-		reqs = out.UnprocessedItems[s.table]
-	}
-	return nil
+	return s.batchWrite(ctx, reqs)
 }
 
 // raiseBulk moves a workspace's counter up to at least next and adds to

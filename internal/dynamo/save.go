@@ -41,55 +41,52 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		}
 		defer release()
 	}
-	var w writeAttempts
 	ctx = withWriteDeadline(ctx, time.Now().Add(s.raceFor))
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		txid := newTxID()
-		w.txids = append(w.txids, txid)
-		items, at, err := s.saveItems(tx, txid, shard)
-		if err != nil {
-			return ledger.Record{}, err
-		}
-		var words wordChange
-		if tx.After != nil {
-			// Last: the conditional items keep their positions.
-			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
-		}
-		c, err := s.commitFresh(ctx, items, func(ctx context.Context) error {
-			return s.ticketStillAt(ctx, tx.Before.ID, tx.Before.Version)
-		})
-		switch {
-		case err != nil:
-			return ledger.Record{}, err
-		case c == nil:
-			if tx.After != nil {
-				if shard >= 0 {
-					s.cache.countsChanged(tx.Before.Workspace)
-				}
-				s.indexLater(ctx, words)
-			}
-			return tx.Request, nil
-		case c.failedAt(0):
-			verdict, old, err := s.existingRecord(ctx, tx.Request.Key, c.old[0], now, w)
+	var tries writeAttempts
+	var at saveLayout
+	var words wordChange
+	var replay *ledger.Record
+	committed, err := s.transact(ctx, txn{
+		what: "saving ticket " + tx.Before.ID,
+		build: func(txid string) ([]types.TransactWriteItem, error) {
+			tries.txids = append(tries.txids, txid)
+			items, layout, err := s.saveItems(tx, txid, shard)
 			if err != nil {
-				return ledger.Record{}, err
+				return nil, err
 			}
-			switch verdict {
-			case recordOurs:
-				s.cache.countsChanged(tx.Before.Workspace) // an earlier attempt committed
-				return *old, nil
-			case recordTaken:
-				return ledger.Record{}, &ledger.ExistsError{Record: *old}
+			at = layout
+			if tx.After != nil {
+				// Last: the conditional items keep their positions.
+				items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
 			}
-			continue
-		case c.failedAt(at.ticket):
-			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
+			return items, nil
+		},
+		judge: func(ctx context.Context, c *cancellation) (step, error) {
+			switch {
+			case c.failedAt(0):
+				old, _, next, err := s.ownRecord(ctx, tx.Request.Key, c.old[0], now, tries)
+				replay = old
+				return next, err
+			case c.failedAt(at.ticket):
+				return stepDone, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
+			}
+			return stepBackoff, nil
+		},
+		stillValid: func(ctx context.Context) error { return s.ticketStillAt(ctx, tx.Before.ID, tx.Before.Version) },
+	})
+	switch {
+	case err != nil:
+		return ledger.Record{}, err
+	case replay != nil:
+		s.cache.countsChanged(tx.Before.Workspace) // an earlier attempt committed
+		return *replay, nil
+	case committed && tx.After != nil:
+		if shard >= 0 {
+			s.cache.countsChanged(tx.Before.Workspace)
 		}
-		if err := backoff(ctx, attempt); err != nil {
-			return ledger.Record{}, err
-		}
+		s.indexLater(ctx, words)
 	}
-	return ledger.Record{}, fmt.Errorf("dynamo: saving ticket %s kept conflicting after %d attempts; nothing was written by this call", tx.Before.ID, maxAttempts)
+	return tx.Request, nil
 }
 
 // saveLayout says where the conditional items of a save sit: the request
