@@ -32,7 +32,7 @@ func (s *Store) LoadBulk(ctx context.Context, b Bulk) error {
 	next := map[string]int64{}
 	counts := map[string]map[board.Status]int64{}
 	for _, t := range b.Tickets {
-		ticketItems, err := ticketItems(t)
+		ticketItems, err := s.ticketItems(t)
 		if err != nil {
 			return err
 		}
@@ -98,18 +98,16 @@ func (s *Store) raiseBulk(ctx context.Context, slug string, next int64, counts m
 	return nil
 }
 
-// ticketItems is a ticket's item with every item that indexes it.
-func ticketItems(t board.Ticket) ([]map[string]types.AttributeValue, error) {
-	item, err := ticketItem(t)
+// ticketItems is a new ticket's items (newTicket) as plain items, with
+// every word item (a bulk load has no transaction to fit them in).
+func (s *Store) ticketItems(t board.Ticket) ([]map[string]types.AttributeValue, error) {
+	n, err := s.newTicket(t, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize("ticket", item); err != nil {
-		return nil, err
-	}
-	items := []map[string]types.AttributeValue{item}
-	for _, tag := range t.Tags {
-		items = append(items, tagItem(t, tag))
+	items := []map[string]types.AttributeValue{n.ticket.Put.Item}
+	for _, tag := range n.tags {
+		items = append(items, tag.Put.Item)
 	}
 	entries, _ := ticketWordEntries(&t)
 	for _, e := range entries {

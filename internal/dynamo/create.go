@@ -199,11 +199,8 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	if err != nil {
 		return nil, words, err
 	}
-	ticket, err := ticketItem(plan.Ticket)
+	ticket, err := s.newTicket(plan.Ticket, false)
 	if err != nil {
-		return nil, words, err
-	}
-	if err := checkSize("ticket", ticket); err != nil {
 		return nil, words, err
 	}
 	event, err := eventItem(plan.Event)
@@ -213,13 +210,13 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	cond, names, values := recordCondition(rec.CreatedAt)
 	items := []types.TransactWriteItem{
 		createRecord: s.put(recItem, cond, names, values, true),
-		createTicket: s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false),
+		createTicket: ticket.ticket,
 		createEvent:  s.put(event, "", nil, nil, false),
 		createCount:  s.countAdd(plan.Ticket.Workspace, shard, moved("", plan.Ticket.Status)),
 	}
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
-	items, words = s.withWords(append(items, s.tagWrites(nil, plan.Ticket)...), createTicket, nil, plan.Ticket)
+	items, words = s.withWords(append(items, ticket.tags...), createTicket, nil, plan.Ticket)
 	return items, words, nil
 }

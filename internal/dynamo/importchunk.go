@@ -165,18 +165,15 @@ func (s *Store) chunkItems(tx board.ChunkTx, number int64, numbers int, skip map
 		rec := row.Record
 		rec.Result = plan.Result
 		recItem := recordItem(rec, "")
-		ticket, err := ticketItem(plan.Ticket)
+		ticket, err := s.newTicket(plan.Ticket, false)
 		if err != nil {
-			return nil, at, 0, 0, err
-		}
-		if err := checkSize("ticket", ticket); err != nil {
 			return nil, at, 0, 0, err
 		}
 		event, err := eventItem(plan.Event)
 		if err != nil {
 			return nil, at, 0, 0, err
 		}
-		rowSize := itemSize(recItem) + itemSize(ticket) + itemSize(event)
+		rowSize := itemSize(recItem) + ticket.size + itemSize(event)
 		if imported > 0 && size+rowSize > chunkBytes {
 			break
 		}
@@ -185,10 +182,10 @@ func (s *Store) chunkItems(tx board.ChunkTx, number int64, numbers int, skip map
 		at.record[chunkFixed+len(rowItems)] = i
 		rowItems = append(rowItems, s.put(recItem, cond, names, values, true))
 		at.ticket[chunkFixed+len(rowItems)] = i
-		rowItems = append(rowItems, s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false))
+		rowItems = append(rowItems, ticket.ticket)
 		rowItems = append(rowItems, s.put(event, "", nil, nil, false))
-		// The tag index items, as a create writes them (tagitems.go).
-		rowItems = append(rowItems, s.tagWrites(nil, plan.Ticket)...)
+		// The tag index items, as a create writes them.
+		rowItems = append(rowItems, ticket.tags...)
 		taken++
 		imported++
 	}

@@ -165,11 +165,8 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome
 			return 0, err
 		}
 	}
-	item, err := ticketItem(t)
+	ticket, err := s.newTicket(t, true)
 	if err != nil {
-		return 0, err
-	}
-	if err := checkSize("ticket", item); err != nil {
 		return 0, err
 	}
 	shard, release, err := s.takeSlot(ctx, t.Workspace)
@@ -178,11 +175,11 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome
 	}
 	defer release()
 	items := []types.TransactWriteItem{
-		putTicketAt:    s.put(item, "attribute_not_exists(#pk)", absent, nil, true),
+		putTicketAt:    ticket.ticket,
 		putWorkspaceAt: s.mustExist(workspaceKey(t.Workspace)),
 		putCountAt:     s.countAdd(t.Workspace, shard, moved("", t.Status)),
 	}
-	items = append(items, s.tagWrites(nil, t)...)
+	items = append(items, ticket.tags...)
 	c, err := s.commit(ctx, items)
 	switch {
 	case err != nil:
