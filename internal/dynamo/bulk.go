@@ -2,10 +2,8 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
@@ -34,7 +32,7 @@ func (s *Store) LoadBulk(ctx context.Context, b Bulk) error {
 	next := map[string]int64{}
 	counts := map[string]map[board.Status]int64{}
 	for _, t := range b.Tickets {
-		ticketItems, err := ticketItems(t)
+		ticketItems, err := s.ticketItems(t)
 		if err != nil {
 			return err
 		}
@@ -72,29 +70,13 @@ func (s *Store) LoadBulk(ctx context.Context, b Bulk) error {
 	return nil
 }
 
-// batchPut writes up to 25 items, sending again what DynamoDB leaves
-// unprocessed, with backoff.
+// batchPut writes up to 25 items (batchWrite).
 func (s *Store) batchPut(ctx context.Context, items []map[string]types.AttributeValue) error {
 	reqs := make([]types.WriteRequest, len(items))
 	for i, item := range items {
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
 	}
-	for attempt := 0; len(reqs) > 0; attempt++ {
-		if attempt >= maxAttempts {
-			return errors.New("dynamo: BatchWriteItem kept leaving items unprocessed")
-		}
-		if attempt > 0 {
-			if err := backoff(ctx, attempt); err != nil {
-				return err
-			}
-		}
-		out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: reqs}})
-		if err != nil {
-			return fmt.Errorf("dynamo: loading items: %w", err)
-		}
-		reqs = out.UnprocessedItems[s.table]
-	}
-	return nil
+	return s.batchWrite(ctx, reqs)
 }
 
 // raiseBulk moves a workspace's counter up to at least next and adds to
@@ -116,18 +98,16 @@ func (s *Store) raiseBulk(ctx context.Context, slug string, next int64, counts m
 	return nil
 }
 
-// ticketItems is a ticket's item with every item that indexes it.
-func ticketItems(t board.Ticket) ([]map[string]types.AttributeValue, error) {
-	item, err := ticketItem(t)
+// ticketItems is a new ticket's items (newTicket) as plain items, with
+// every word item (a bulk load has no transaction to fit them in).
+func (s *Store) ticketItems(t board.Ticket) ([]map[string]types.AttributeValue, error) {
+	n, err := s.newTicket(t, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize("ticket", item); err != nil {
-		return nil, err
-	}
-	items := []map[string]types.AttributeValue{item}
-	for _, tag := range t.Tags {
-		items = append(items, tagItem(t, tag))
+	items := []map[string]types.AttributeValue{n.ticket.Put.Item}
+	for _, tag := range n.tags {
+		items = append(items, tag.Put.Item)
 	}
 	entries, _ := ticketWordEntries(&t)
 	for _, e := range entries {

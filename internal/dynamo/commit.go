@@ -51,6 +51,21 @@ func (c *cancellation) failedAt(i int) bool { return c != nil && c.failed[i] }
 // workspace conflicts would spend the quota until every failure, conflict
 // or not, reached the caller as an internal error.
 func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*cancellation, error) {
+	return s.commitFresh(ctx, items, nil)
+}
+
+// commitFresh is commit for a write computed from an item that other
+// writes change (a ticket at the version the change was computed from).
+// After each conflict, before the write goes out again, stillValid reads
+// that item afresh: when the write that held it committed, this one can
+// only fail its condition, so it is not sent again but ends with
+// stillValid's error (ErrVersionConflict: the use case reads again and
+// recomputes). Sent again stale, it would hold the ticket for a whole
+// transaction only to be refused, and on a busy ticket such doomed writes
+// take the turns of the writes that could commit, until a caller runs out
+// of budget. So the budget runs out only when the item stayed held and
+// unchanged for all of it: no write on it committed meanwhile.
+func (s *Store) commitFresh(ctx context.Context, items []types.TransactWriteItem, stillValid func(context.Context) error) (*cancellation, error) {
 	giveUp := time.Now().Add(s.raceFor)
 	if d, ok := ctx.Value(writeDeadlineKey{}).(time.Time); ok && d.Before(giveUp) {
 		giveUp = d // the call's own loop started the clock earlier
@@ -62,12 +77,24 @@ func (s *Store) commit(ctx context.Context, items []types.TransactWriteItem) (*c
 			return c, err
 		}
 		if time.Now().After(giveUp) {
-			return nil, fmt.Errorf("dynamo: the write kept meeting other writes on the same items for %s; nothing was written by this call: %w", s.raceFor, err)
+			return nil, outOfBudget(s.raceFor)
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return nil, err
 		}
+		if stillValid != nil {
+			if err := stillValid(ctx); err != nil {
+				return nil, err
+			}
+		}
 	}
+}
+
+// outOfBudget is the answer to a write that kept meeting other writes on
+// its items for its whole budget: a conflict the caller can retry, not an
+// internal failure; nothing of it was written.
+func outOfBudget(budget time.Duration) error {
+	return board.Errorf(board.CodeConflict, "other writes kept holding the items of this write (the same ticket or workspace) for %s; nothing was written by this call. Retry it later (with the same request_id, if it has one)", budget)
 }
 
 // writeDeadlineKey marks a context whose write loop (a create's) has its

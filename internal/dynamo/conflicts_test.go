@@ -227,7 +227,8 @@ func conflictVariants() []variant {
 // TestConflictRetriesAreTheStoresAndBounded: a write whose ticket another
 // transaction holds is sent again by the store itself, after backoffs,
 // until its budget (Config.CounterRaceBudget) has passed; then the call
-// fails with nothing written, long before the other transaction lets go,
+// fails with a conflict to retry (not an internal error) and nothing
+// written, long before the other transaction lets go,
 // and the same request_id succeeds once it has.
 func TestConflictRetriesAreTheStoresAndBounded(t *testing.T) {
 	t.Parallel()
@@ -263,8 +264,8 @@ func TestConflictRetriesAreTheStoresAndBounded(t *testing.T) {
 	in := board.UpdateTicketInput{RequestID: "u1", ID: "inbox-1", Title: &title}
 	start := time.Now()
 	_, err := svc.UpdateTicket(aiCtx(t), in)
-	if board.ErrorCode(err) != board.CodeInternal {
-		t.Fatalf("update of a held ticket past the budget: %v, want an internal error", err)
+	if board.ErrorCode(err) != board.CodeConflict {
+		t.Fatalf("update of a held ticket past the budget: %v (code %s), want a conflict to retry, not an internal error", err, board.ErrorCode(err))
 	}
 	if took := time.Since(start); took >= hold-time.Second {
 		t.Errorf("the update gave up after %v, want its budget (300ms), not the other transaction's hold (%v)", took, hold)

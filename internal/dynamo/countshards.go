@@ -29,8 +29,12 @@ const (
 	countShards = 64
 	// slotTTL: a slot older than this is taken afresh before its next
 	// write, so an instance that was idle while others took slots does
-	// not keep a shard that a newer one holds.
-	slotTTL = 2 * time.Minute
+	// not keep a shard that a newer one holds. Each renewal is a write of
+	// the counter item whatever the instance's rate, so it is long: an
+	// old slot shares a shard with a newer one only after countShards
+	// slots were taken meanwhile, and sharing costs a conflict now and
+	// then (commit retries it), never a wrong count.
+	slotTTL = 10 * time.Minute
 )
 
 // slot is one count-shard slot this instance holds for a workspace; one

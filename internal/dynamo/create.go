@@ -51,82 +51,89 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		return ledger.Record{}, err
 	}
 	defer unlock()
-	var w writeAttempts
 	ctx = withWriteDeadline(ctx, time.Now().Add(s.raceFor))
+	var tries writeAttempts
+	var rec ledger.Record
+	var number int64
+	var words wordChange
+	var replay *ledger.Record
+	var release func()
 	taken := 0 // numbers in a row found holding a ticket
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	noWorkspace := false
+	committed, err := s.transact(ctx, txn{
+		what: "create in workspace " + tx.Workspace,
 		// The number is this instance's until a commit uses it: an attempt
 		// that wrote nothing leaves it for the next one, so one instance's
 		// numbers have no gaps but the ends of its blocks.
-		number, err := s.nextNumber(ctx, tx.Workspace)
-		if errors.Is(err, board.ErrNotFound) {
-			return ledger.Record{}, s.recordFirst(ctx, tx.Request, err)
-		}
-		if err != nil {
-			return ledger.Record{}, err
-		}
-		plan, err := tx.Build(number)
-		if err != nil {
-			return ledger.Record{}, err
-		}
-		rec := tx.Request
-		rec.Result = plan.Result
-		txid := newTxID()
-		w.txids = append(w.txids, txid)
-		shard, release, err := s.takeSlot(ctx, tx.Workspace)
-		if err != nil {
-			return ledger.Record{}, err
-		}
-		items, words, err := s.createItems(rec, txid, plan, number, shard)
-		if err != nil {
-			release()
-			return ledger.Record{}, err
-		}
-		c, err := s.commit(ctx, items)
-		release()
-		switch {
-		case err != nil:
-			return ledger.Record{}, err
-		case c == nil:
-			s.usedNumbers(tx.Workspace, number, 1)
-			s.cache.countsChanged(tx.Workspace)
-			s.indexLater(ctx, words)
-			s.answered.add(rec.Key)
-			return rec, nil
-		case c.failedAt(createRecord):
-			verdict, old, err := s.existingRecord(ctx, rec.Key, c.old[createRecord], now, w)
+		build: func(txid string) ([]types.TransactWriteItem, error) {
+			var err error
+			if number, err = s.nextNumber(ctx, tx.Workspace); err != nil {
+				noWorkspace = errors.Is(err, board.ErrNotFound)
+				return nil, err
+			}
+			plan, err := tx.Build(number)
 			if err != nil {
-				return ledger.Record{}, err
+				return nil, err
 			}
-			if verdict != recordFree {
-				s.answered.add(rec.Key)
+			rec = tx.Request
+			rec.Result = plan.Result
+			tries.txids = append(tries.txids, txid)
+			shard, free, err := s.takeSlot(ctx, tx.Workspace)
+			if err != nil {
+				return nil, err
 			}
-			switch verdict {
-			case recordOurs:
-				// An earlier attempt committed, with this number or an
-				// earlier one: every number up to it is used.
+			items, w, err := s.createItems(rec, txid, plan, number, shard)
+			if err != nil {
+				free()
+				return nil, err
+			}
+			words, release = w, free
+			return items, nil
+		},
+		sent: func() { release() },
+		judge: func(ctx context.Context, c *cancellation) (step, error) {
+			switch {
+			case c.failedAt(createRecord):
+				old, _, next, err := s.ownRecord(ctx, rec.Key, c.old[createRecord], now, tries)
+				var exists *ledger.ExistsError
+				if old != nil || errors.As(err, &exists) {
+					s.answered.add(rec.Key)
+				}
+				replay = old
+				return next, err
+			case c.failedAt(createTicket):
+				// The number holds a ticket already: an import raised the
+				// counter past this instance's block, or a commit whose
+				// answer was lost used it. Skip it; a second in a row drops
+				// the block.
 				s.usedNumbers(tx.Workspace, number, 1)
-				s.cache.countsChanged(tx.Workspace)
-				return *old, nil
-			case recordTaken:
-				return ledger.Record{}, &ledger.ExistsError{Record: *old}
+				if taken++; taken > 1 {
+					s.dropNumbers(tx.Workspace)
+				}
+				return stepAgain, nil
 			}
-			continue // expired meanwhile: the key is free again
-		case c.failedAt(createTicket):
-			// The number holds a ticket already: an import raised the
-			// counter past this instance's block, or a commit whose answer
-			// was lost used it. Skip it; a second in a row drops the block.
-			s.usedNumbers(tx.Workspace, number, 1)
-			if taken++; taken > 1 {
-				s.dropNumbers(tx.Workspace)
-			}
-			continue
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return ledger.Record{}, err
-		}
+			return stepBackoff, nil
+		},
+	})
+	switch {
+	case noWorkspace:
+		return ledger.Record{}, s.recordFirst(ctx, tx.Request, err)
+	case err != nil:
+		return ledger.Record{}, err
+	case replay != nil:
+		// An earlier attempt committed, with this number or an earlier
+		// one: every number up to it is used.
+		s.usedNumbers(tx.Workspace, number, 1)
+		s.cache.countsChanged(tx.Workspace)
+		return *replay, nil
+	case !committed:
+		return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s ended without an answer", tx.Workspace)
 	}
-	return ledger.Record{}, fmt.Errorf("dynamo: create in workspace %s kept being refused after %d attempts; nothing was written by this call", tx.Workspace, maxAttempts)
+	s.usedNumbers(tx.Workspace, number, 1)
+	s.cache.countsChanged(tx.Workspace)
+	s.indexLater(ctx, words)
+	s.answered.add(rec.Key)
+	return rec, nil
 }
 
 // recordFirst answers a create refused before its transaction (err) with
@@ -192,11 +199,8 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	if err != nil {
 		return nil, words, err
 	}
-	ticket, err := ticketItem(plan.Ticket)
+	ticket, err := s.newTicket(plan.Ticket, false)
 	if err != nil {
-		return nil, words, err
-	}
-	if err := checkSize("ticket", ticket); err != nil {
 		return nil, words, err
 	}
 	event, err := eventItem(plan.Event)
@@ -206,13 +210,13 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	cond, names, values := recordCondition(rec.CreatedAt)
 	items := []types.TransactWriteItem{
 		createRecord: s.put(recItem, cond, names, values, true),
-		createTicket: s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false),
+		createTicket: ticket.ticket,
 		createEvent:  s.put(event, "", nil, nil, false),
 		createCount:  s.countAdd(plan.Ticket.Workspace, shard, moved("", plan.Ticket.Status)),
 	}
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
-	items, words = s.withWords(append(items, s.tagWrites(nil, plan.Ticket)...), createTicket, nil, plan.Ticket)
+	items, words = s.withWords(append(items, ticket.tags...), createTicket, nil, plan.Ticket)
 	return items, words, nil
 }

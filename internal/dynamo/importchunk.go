@@ -64,66 +64,70 @@ func (s *Store) ImportChunk(ctx context.Context, tx board.ChunkTx) (board.Task, 
 	}
 	defer release()
 	skip := map[int]bool{}
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		// The rest of this instance's block first (no gap), else a block
-		// for as many rows as a chunk holds.
-		if s.numbersLeft(ws) == 0 {
-			if err := s.ensureNumbers(ctx, ws, int64(min(len(tx.Rows), chunkMaxRows))); err != nil {
-				return board.Task{}, err
+	var number int64
+	var items []types.TransactWriteItem
+	var at chunkLayout
+	var taken, imported int
+	committed, err := s.transact(ctx, txn{
+		what: "importing a chunk of task " + tx.Task.ID,
+		build: func(string) ([]types.TransactWriteItem, error) {
+			// The rest of this instance's block first (no gap), else a
+			// block for as many rows as a chunk holds.
+			if s.numbersLeft(ws) == 0 {
+				if err := s.ensureNumbers(ctx, ws, int64(min(len(tx.Rows), chunkMaxRows))); err != nil {
+					return nil, err
+				}
 			}
-		}
-		number := s.peekNumber(ws)
-		items, at, taken, imported, err := s.chunkItems(tx, number, int(s.numbersLeft(ws)), skip, shard)
-		if err != nil {
-			return board.Task{}, err
-		}
-		c, err := s.commit(ctx, items)
-		switch {
-		case err != nil:
-			return board.Task{}, err
-		case c == nil:
-			if imported > 0 {
-				s.usedNumbers(ws, number, int64(imported))
-				s.cache.countsChanged(ws)
-				s.indexImported(ctx, items)
+			number = s.peekNumber(ws)
+			var err error
+			items, at, taken, imported, err = s.chunkItems(tx, number, int(s.numbersLeft(ws)), skip, shard)
+			return items, err
+		},
+		judge: func(ctx context.Context, c *cancellation) (step, error) {
+			switch {
+			case c.failedAt(chunkTaskAt):
+				return stepDone, s.taskChanged(ctx, tx.Task.ID, c.old[chunkTaskAt])
+			case c.failedAt(chunkCountAt):
+				return stepDone, board.ErrNotFound
 			}
-			return tx.After(taken, imported), nil
-		case c.failedAt(chunkTaskAt):
-			return board.Task{}, s.taskChanged(ctx, tx.Task.ID, c.old[chunkTaskAt])
-		case c.failedAt(chunkCountAt):
-			return board.Task{}, board.ErrNotFound
-		}
-		retried := false
-		for i, row := range at.record {
-			if !c.failedAt(i) {
-				continue
+			next := stepBackoff
+			for i, row := range at.record {
+				if !c.failedAt(i) {
+					continue
+				}
+				live, err := s.liveRowRecord(ctx, tx.Rows[row], c.old[i])
+				if err != nil {
+					return stepDone, err
+				}
+				if live {
+					skip[row] = true // imported by another run of this request
+				}
+				next = stepAgain
 			}
-			live, err := s.liveRowRecord(ctx, tx.Rows[row], c.old[i])
-			if err != nil {
-				return board.Task{}, err
+			for i := range at.ticket {
+				if c.failedAt(i) {
+					// A number of the block holds a ticket already (an
+					// import raised the counter past it, or a commit whose
+					// answer was lost used it): lease afresh above it.
+					s.dropNumbers(ws)
+					next = stepAgain
+				}
 			}
-			if live {
-				skip[row] = true // imported by another run of this request
-			}
-			retried = true
-		}
-		for i := range at.ticket {
-			if c.failedAt(i) {
-				// A number of the block holds a ticket already (an import
-				// raised the counter past it, or a commit whose answer was
-				// lost used it): lease afresh above it.
-				s.dropNumbers(ws)
-				retried = true
-			}
-		}
-		if retried {
-			continue
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return board.Task{}, err
-		}
+			return next, nil
+		},
+	})
+	switch {
+	case err != nil:
+		return board.Task{}, err
+	case !committed:
+		return board.Task{}, fmt.Errorf("dynamo: importing a chunk of task %s ended without an answer", tx.Task.ID)
 	}
-	return board.Task{}, fmt.Errorf("dynamo: importing a chunk of task %s kept conflicting", tx.Task.ID)
+	if imported > 0 {
+		s.usedNumbers(ws, number, int64(imported))
+		s.cache.countsChanged(ws)
+		s.indexImported(ctx, items)
+	}
+	return tx.After(taken, imported), nil
 }
 
 // liveRowRecord reports whether a row's key holds an unexpired record.
@@ -161,18 +165,15 @@ func (s *Store) chunkItems(tx board.ChunkTx, number int64, numbers int, skip map
 		rec := row.Record
 		rec.Result = plan.Result
 		recItem := recordItem(rec, "")
-		ticket, err := ticketItem(plan.Ticket)
+		ticket, err := s.newTicket(plan.Ticket, false)
 		if err != nil {
-			return nil, at, 0, 0, err
-		}
-		if err := checkSize("ticket", ticket); err != nil {
 			return nil, at, 0, 0, err
 		}
 		event, err := eventItem(plan.Event)
 		if err != nil {
 			return nil, at, 0, 0, err
 		}
-		rowSize := itemSize(recItem) + itemSize(ticket) + itemSize(event)
+		rowSize := itemSize(recItem) + ticket.size + itemSize(event)
 		if imported > 0 && size+rowSize > chunkBytes {
 			break
 		}
@@ -181,10 +182,10 @@ func (s *Store) chunkItems(tx board.ChunkTx, number int64, numbers int, skip map
 		at.record[chunkFixed+len(rowItems)] = i
 		rowItems = append(rowItems, s.put(recItem, cond, names, values, true))
 		at.ticket[chunkFixed+len(rowItems)] = i
-		rowItems = append(rowItems, s.put(ticket, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false))
+		rowItems = append(rowItems, ticket.ticket)
 		rowItems = append(rowItems, s.put(event, "", nil, nil, false))
-		// The tag index items, as a create writes them (tagitems.go).
-		rowItems = append(rowItems, s.tagWrites(nil, plan.Ticket)...)
+		// The tag index items, as a create writes them.
+		rowItems = append(rowItems, ticket.tags...)
 		taken++
 		imported++
 	}

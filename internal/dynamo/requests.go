@@ -40,27 +40,20 @@ func (s *Store) ClaimRequest(ctx context.Context, rec ledger.Record, now time.Ti
 		return err
 	}
 	defer unlock()
-	w := writeAttempts{owner: rec.Owner, claim: true}
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		c, err := s.commit(ctx, []types.TransactWriteItem{s.put(recordItem(rec, ""), cond, names, values, true)})
-		switch {
-		case err != nil:
-			return err
-		case c == nil:
-			return nil
-		}
-		verdict, held, err := s.existingRecord(ctx, rec.Key, c.old[0], now, w)
-		switch {
-		case err != nil:
-			return err
-		case verdict == recordOurs:
-			return nil
-		case verdict == recordTaken:
-			return &ledger.ExistsError{Record: *held}
-		}
-		// Freed between the write and the read: try again.
-	}
-	return fmt.Errorf("dynamo: claiming request %q kept conflicting", rec.Key.RequestID)
+	tries := writeAttempts{owner: rec.Owner, claim: true}
+	_, err = s.transact(ctx, txn{
+		what: fmt.Sprintf("claiming request %q", rec.Key.RequestID),
+		build: func(string) ([]types.TransactWriteItem, error) {
+			return []types.TransactWriteItem{s.put(recordItem(rec, ""), cond, names, values, true)}, nil
+		},
+		judge: func(ctx context.Context, c *cancellation) (step, error) {
+			// Ours: an earlier attempt took it. Free: freed between the
+			// write and the read, try again.
+			_, _, next, err := s.ownRecord(ctx, rec.Key, c.old[0], now, tries)
+			return next, err
+		},
+	})
+	return err
 }
 
 // CompleteRequest stores the result and marks the record done, fenced by

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -48,57 +49,58 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			return ledger.Record{}, err
 		}
 	}
-	var w writeAttempts
 	ctx = withWriteDeadline(ctx, time.Now().Add(s.raceFor))
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		txid := newTxID()
-		w.txids = append(w.txids, txid)
-		items, at, err := s.saveItems(tx, txid, shard)
-		if err != nil {
-			return ledger.Record{}, err
-		}
-		var words wordChange
-		if tx.After != nil {
-			// Last: the conditional items keep their positions.
-			items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
-		}
-		firstDep := len(items)
-		items = append(items, deps...)
-		c, err := s.commit(ctx, items)
-		switch {
-		case err != nil:
-			return ledger.Record{}, err
-		case c == nil:
-			if tx.After != nil {
-				if shard >= 0 {
-					s.cache.countsChanged(tx.Before.Workspace)
-				}
-				s.indexLater(ctx, words)
-			}
-			return tx.Request, nil
-		case c.failedAt(0):
-			verdict, old, err := s.existingRecord(ctx, tx.Request.Key, c.old[0], now, w)
+	var tries writeAttempts
+	var at saveLayout
+	var words wordChange
+	var replay *ledger.Record
+	var firstDep, lastDep int
+	committed, err := s.transact(ctx, txn{
+		what: "saving ticket " + tx.Before.ID,
+		build: func(txid string) ([]types.TransactWriteItem, error) {
+			tries.txids = append(tries.txids, txid)
+			items, layout, err := s.saveItems(tx, txid, shard)
 			if err != nil {
-				return ledger.Record{}, err
+				return nil, err
 			}
-			switch verdict {
-			case recordOurs:
-				s.cache.countsChanged(tx.Before.Workspace) // an earlier attempt committed
-				return *old, nil
-			case recordTaken:
-				return ledger.Record{}, &ledger.ExistsError{Record: *old}
+			at = layout
+			if tx.After != nil {
+				// Last: the conditional items keep their positions.
+				items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
 			}
-			continue
-		case c.failedAt(at.ticket):
-			return ledger.Record{}, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
-		case c.failedIn(firstDep, len(items)):
-			return ledger.Record{}, board.ErrVersionConflict // a blocked ticket changed: read the blocker's again
+			firstDep = len(items)
+			items = append(items, deps...)
+			lastDep = len(items)
+			return items, nil
+		},
+		judge: func(ctx context.Context, c *cancellation) (step, error) {
+			switch {
+			case c.failedAt(0):
+				old, _, next, err := s.ownRecord(ctx, tx.Request.Key, c.old[0], now, tries)
+				replay = old
+				return next, err
+			case c.failedAt(at.ticket):
+				return stepDone, s.ticketMoved(ctx, tx.Before.ID, c.old[at.ticket])
+			case c.failedIn(firstDep, lastDep):
+				return stepDone, board.ErrVersionConflict // a blocked ticket changed: read the blocker's again
+			}
+			return stepBackoff, nil
+		},
+		stillValid: func(ctx context.Context) error { return s.ticketStillAt(ctx, tx.Before.ID, tx.Before.Version) },
+	})
+	switch {
+	case err != nil:
+		return ledger.Record{}, err
+	case replay != nil:
+		s.cache.countsChanged(tx.Before.Workspace) // an earlier attempt committed
+		return *replay, nil
+	case committed && tx.After != nil:
+		if shard >= 0 {
+			s.cache.countsChanged(tx.Before.Workspace)
 		}
-		if err := backoff(ctx, attempt); err != nil {
-			return ledger.Record{}, err
-		}
+		s.indexLater(ctx, words)
 	}
-	return ledger.Record{}, fmt.Errorf("dynamo: saving ticket %s kept conflicting after %d attempts; nothing was written by this call", tx.Before.ID, maxAttempts)
+	return tx.Request, nil
 }
 
 // saveLayout says where the conditional items of a save sit: the request
@@ -192,4 +194,26 @@ func (s *Store) ticketMoved(ctx context.Context, id string, old map[string]types
 		return board.ErrNotFound
 	}
 	return board.ErrVersionConflict
+}
+
+// ticketStillAt reads a ticket's version consistently: ErrVersionConflict
+// when another write moved it past version, ErrNotFound when it is gone,
+// nil when a write computed from version can still commit.
+func (s *Store) ticketStillAt(ctx context.Context, id string, version int64) error {
+	done, err := s.sharedRead(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: ticketKey(id), ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String("#v"), ExpressionAttributeNames: map[string]string{"#v": attrVersion}})
+	done()
+	switch {
+	case err != nil:
+		return err
+	case len(out.Item) == 0:
+		return board.ErrNotFound
+	case getN(out.Item, attrVersion) != version:
+		return board.ErrVersionConflict
+	}
+	return nil
 }

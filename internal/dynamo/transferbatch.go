@@ -149,15 +149,11 @@ func (s *Store) movedWrites(it board.TransferredItem, now time.Time) ([]types.Tr
 		if err := board.ValidateTicketNumber(it.Ticket.Number); err != nil {
 			return nil, nil, 0, err
 		}
-		item, err := ticketItem(*it.Ticket)
+		ticket, err := s.newTicket(*it.Ticket, false)
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		if err := checkSize("ticket", item); err != nil {
-			return nil, nil, 0, err
-		}
-		writes := append([]types.TransactWriteItem{s.put(item, "attribute_not_exists(#pk)", absent, nil, false)}, s.tagWrites(nil, *it.Ticket)...)
-		return writes, nil, itemSize(item), nil
+		return append([]types.TransactWriteItem{ticket.ticket}, ticket.tags...), nil, ticket.size, nil
 	case it.Note != nil:
 		item, err := noteItem(*it.Note)
 		if err != nil {

@@ -165,11 +165,8 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome
 			return 0, err
 		}
 	}
-	item, err := ticketItem(t)
+	ticket, err := s.newTicket(t, true)
 	if err != nil {
-		return 0, err
-	}
-	if err := checkSize("ticket", item); err != nil {
 		return 0, err
 	}
 	shard, release, err := s.takeSlot(ctx, t.Workspace)
@@ -178,11 +175,11 @@ func (s *Store) PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome
 	}
 	defer release()
 	items := []types.TransactWriteItem{
-		putTicketAt:    s.put(item, "attribute_not_exists(#pk)", absent, nil, true),
+		putTicketAt:    ticket.ticket,
 		putWorkspaceAt: s.mustExist(workspaceKey(t.Workspace)),
 		putCountAt:     s.countAdd(t.Workspace, shard, moved("", t.Status)),
 	}
-	items = append(items, s.tagWrites(nil, t)...)
+	items = append(items, ticket.tags...)
 	c, err := s.commit(ctx, items)
 	switch {
 	case err != nil:
@@ -278,33 +275,34 @@ func (s *Store) PutRequest(ctx context.Context, r ledger.Record, now time.Time) 
 	if err != nil {
 		return 0, err
 	}
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cond, names, values := recordCondition(now)
-		items := []types.TransactWriteItem{s.put(rec, cond, names, values, true)}
-		if part != nil {
-			items = append(items, s.put(part, "", nil, nil, false))
-		}
-		c, err := s.commit(ctx, items)
-		if err != nil {
-			return 0, err
-		}
-		if c == nil {
-			return board.Added, nil
-		}
-		old, err := s.oldItem(ctx, c, 0, requestKey(r.Key))
-		if err != nil {
-			return 0, err
-		}
-		have, _, err := s.liveRecord(ctx, old, now)
-		if err != nil {
-			return 0, err
-		}
-		if have != nil {
-			return sameOutcome(board.SameRecord(*have, r)), nil
-		}
-		// Expired between the write and the read: the key is free again.
+	outcome := board.Added
+	_, err = s.transact(ctx, txn{
+		what: "importing request record " + r.Key.RequestID,
+		build: func(string) ([]types.TransactWriteItem, error) {
+			cond, names, values := recordCondition(now)
+			items := []types.TransactWriteItem{s.put(rec, cond, names, values, true)}
+			if part != nil {
+				items = append(items, s.put(part, "", nil, nil, false))
+			}
+			return items, nil
+		},
+		judge: func(ctx context.Context, c *cancellation) (step, error) {
+			old, err := s.oldItem(ctx, c, 0, requestKey(r.Key))
+			if err != nil {
+				return stepDone, err
+			}
+			have, _, err := s.liveRecord(ctx, old, now)
+			if err != nil || have == nil {
+				return stepAgain, err // expired between the write and the read: the key is free again
+			}
+			outcome = sameOutcome(board.SameRecord(*have, r))
+			return stepDone, nil
+		},
+	})
+	if err != nil {
+		return 0, err
 	}
-	return 0, fmt.Errorf("dynamo: request record %s kept changing while it was imported", r.Key.RequestID)
+	return outcome, nil
 }
 
 func sameOutcome(same bool) board.PutOutcome {

@@ -229,11 +229,12 @@ func (s *Store) applyWords(ctx context.Context, changes ...wordChange) error {
 }
 
 // batchWrite sends up to 25 write requests, sending again what DynamoDB
-// leaves unprocessed, with backoff.
+// leaves unprocessed, with backoff: the one loop of the store's batch
+// writes (the word items a transaction left for later, a bulk load).
 func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
 	for attempt := 0; len(reqs) > 0; attempt++ {
 		if attempt >= maxAttempts {
-			return errors.New("dynamo: BatchWriteItem kept leaving word items unprocessed")
+			return errors.New("dynamo: BatchWriteItem kept leaving items unprocessed")
 		}
 		if attempt > 0 {
 			if err := backoff(ctx, attempt); err != nil {
@@ -247,7 +248,7 @@ func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error
 		out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: reqs}})
 		done()
 		if err != nil {
-			return fmt.Errorf("dynamo: writing word index items: %w", err)
+			return fmt.Errorf("dynamo: writing items in a batch: %w", err)
 		}
 		reqs = out.UnprocessedItems[s.table]
 	}

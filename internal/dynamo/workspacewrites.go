@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -58,56 +57,52 @@ func (s *Store) workspaceWrite(ctx context.Context, tx board.WorkspaceTx, change
 		return ledger.Record{}, err
 	}
 	defer unlock()
-	var w writeAttempts
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		txid := newTxID()
-		w.txids = append(w.txids, txid)
-		rec, part, err := recordItems(tx.Request, txid)
-		if err != nil {
-			return ledger.Record{}, err
-		}
-		cond, names, values := recordCondition(now)
-		items := []types.TransactWriteItem{s.put(rec, cond, names, values, true)}
-		changeAt := 0
-		if change.Put != nil || change.Update != nil {
-			changeAt = len(items)
-			items = append(items, change)
-		}
-		if tx.Event != nil {
-			ev, err := eventItem(*tx.Event)
+	var tries writeAttempts
+	var replay *ledger.Record
+	changeAt := 0
+	_, err = s.transact(ctx, txn{
+		what: "writing workspace " + tx.Workspace.Slug,
+		build: func(txid string) ([]types.TransactWriteItem, error) {
+			tries.txids = append(tries.txids, txid)
+			rec, part, err := recordItems(tx.Request, txid)
 			if err != nil {
-				return ledger.Record{}, err
+				return nil, err
 			}
-			items = append(items, s.put(ev, "", nil, nil, false))
-		}
-		if part != nil {
-			items = append(items, s.put(part, "", nil, nil, false))
-		}
-		items = append(items, more...)
-		c, err := s.commit(ctx, items)
-		switch {
-		case err != nil:
-			return ledger.Record{}, err
-		case c == nil:
-			return tx.Request, nil
-		case c.failedAt(0):
-			verdict, old, err := s.existingRecord(ctx, tx.Request.Key, c.old[0], now, w)
-			if err != nil {
-				return ledger.Record{}, err
+			cond, names, values := recordCondition(now)
+			items := []types.TransactWriteItem{s.put(rec, cond, names, values, true)}
+			if change.Put != nil || change.Update != nil {
+				changeAt = len(items)
+				items = append(items, change)
 			}
-			switch verdict {
-			case recordOurs:
-				return *old, nil
-			case recordTaken:
-				return ledger.Record{}, &ledger.ExistsError{Record: *old}
+			if tx.Event != nil {
+				ev, err := eventItem(*tx.Event)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, s.put(ev, "", nil, nil, false))
 			}
-			continue // the record expired meanwhile: write again
-		case changeAt > 0 && c.failedAt(changeAt):
-			return ledger.Record{}, refused
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return ledger.Record{}, err
-		}
+			if part != nil {
+				items = append(items, s.put(part, "", nil, nil, false))
+			}
+			return append(items, more...), nil
+		},
+		judge: func(ctx context.Context, c *cancellation) (step, error) {
+			switch {
+			case c.failedAt(0):
+				old, _, next, err := s.ownRecord(ctx, tx.Request.Key, c.old[0], now, tries)
+				replay = old
+				return next, err // expired meanwhile: write again
+			case changeAt > 0 && c.failedAt(changeAt):
+				return stepDone, refused
+			}
+			return stepBackoff, nil
+		},
+	})
+	switch {
+	case err != nil:
+		return ledger.Record{}, err
+	case replay != nil:
+		return *replay, nil
 	}
-	return ledger.Record{}, fmt.Errorf("dynamo: writing workspace %s kept conflicting after %d attempts; nothing was written by this call", tx.Workspace.Slug, maxAttempts)
+	return tx.Request, nil
 }

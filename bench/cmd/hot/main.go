@@ -7,11 +7,17 @@
 // answered per second, the calls whose first answer was an error and how
 // many of those were internal errors, p50/p99 latency, the conflicts by
 // item kind, the writes per second of the workspace's counter item (and
-// per create: the target is at most one per 10 creates), those of the
+// its writes against the creates: the target is at most one per 10
+// creates), those of the
 // workspaces' partition (the count shards live there) and the busiest
 // partition key of the table or an index.
 //
-//	go run ./bench/cmd/hot [-instances 1,4,16,32] [-calls 20] [-duration 0] [-hold 10ms] [-stores minidyn,moto]
+//	go run ./bench/cmd/hot [-instances 1,4,16,32] [-calls 20] [-warmup 4] [-duration 0] [-hold 10ms] [-stores minidyn,moto]
+//
+// Each instance first makes -warmup calls that are not measured, as a
+// Lambda instance that has served a few calls has: it holds its first
+// block of numbers, so the counter's writes per create are the steady
+// state's (one lease per block) rather than every instance's first lease.
 //
 // Both emulators copy the whole table on every transaction, so calls per
 // second measure the emulator; judge by the counts. moto needs an endpoint
@@ -54,15 +60,19 @@ func main() {
 }
 
 type options struct {
-	calls    int
-	duration time.Duration
-	hold     time.Duration
-	seed     int
+	calls, warmup int
+	duration      time.Duration
+	hold          time.Duration
 }
+
+// seedTickets is how many tickets the moves, notes and updates pick from:
+// few, so that calls meet on them.
+const seedTickets = 8
 
 func run() error {
 	instancesFlag := flag.String("instances", "1,4,16,32", "comma-separated numbers of store instances")
 	calls := flag.Int("calls", 20, "calls per instance (ignored when -duration is set)")
+	warmup := flag.Int("warmup", 4, "calls per instance before measuring (one of each kind: every instance holds its first block of numbers)")
 	duration := flag.Duration("duration", 0, "run each K for this long instead of -calls calls per instance (e.g. 30s)")
 	hold := flag.Duration("hold", dynamotest.DefaultHold, "how long a transaction holds its items")
 	storesFlag := flag.String("stores", "minidyn,moto", "comma-separated: minidyn, moto")
@@ -76,15 +86,18 @@ func run() error {
 		}
 		ks = append(ks, k)
 	}
-	opt := options{calls: *calls, duration: *duration, hold: *hold, seed: 8}
+	opt := options{calls: *calls, warmup: *warmup, duration: *duration, hold: *hold}
 	fmt.Printf("one workspace, K instances each making one call at a time (create, move, note, update in turn), hold %v, ", opt.hold)
 	if opt.duration > 0 {
 		fmt.Printf("%v per K\n\n", opt.duration)
 	} else {
 		fmt.Printf("%d calls per instance\n\n", opt.calls)
 	}
+	if opt.warmup > 0 {
+		fmt.Printf("each instance warmed up with %d calls first, not measured\n\n", opt.warmup)
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "store\tK\tcalls\tcalls/s\tfailed first\tinternal\tp50\tp99\tconflicts by kind\tcounter writes/s (peak)\tcounter writes per create\tWS partition writes/s (peak)\tbusiest key (peak writes/s)\t")
+	fmt.Fprintln(tw, "store\tK\tcalls\tcalls/s\tfailed first\tinternal\tp50\tp99\tconflicts by kind\tcounter writes/s (peak)\tcounter writes / creates\tWS partition writes/s (peak)\tbusiest key (peak writes/s)\t")
 	for _, name := range strings.Split(*storesFlag, ",") {
 		for _, k := range ks {
 			var url string
@@ -106,9 +119,9 @@ func run() error {
 			if err != nil {
 				return fmt.Errorf("%s K=%d: %w", name, k, err)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d (%.1f%%)\t%d\t%v\t%v\t%s\t%.1f (%d)\t%.2f\t%.1f (%d)\t%s (%d)\t\n", name, k, r.calls, r.perSecond,
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d (%.1f%%)\t%d\t%v\t%v\t%s\t%.1f (%d)\t%d / %d\t%.1f (%d)\t%s (%d)\t\n", name, k, r.calls, r.perSecond,
 				r.failed, 100*float64(r.failed)/float64(max(r.calls, 1)), r.internal, r.p50, r.p99, r.conflicts,
-				r.counterPerSecond, r.counterPeak, r.counterPerCreate, r.wsPerSecond, r.wsPeak, r.busiest, r.busiestPeak)
+				r.counterPerSecond, r.counterPeak, r.counter, r.creates, r.wsPerSecond, r.wsPeak, r.busiest, r.busiestPeak)
 			fmt.Fprintf(os.Stderr, "%s K=%d done\n", name, k)
 		}
 	}
@@ -122,7 +135,7 @@ type result struct {
 	conflicts               string
 	counterPerSecond        float64
 	counterPeak             int
-	counterPerCreate        float64
+	counter, creates        int
 	wsPerSecond             float64
 	wsPeak                  int
 	busiest                 string
@@ -159,30 +172,68 @@ func runOne(name, url string, k int, opt options) (result, error) {
 		svcs[i] = svc
 	}
 	ai := board.WithPrincipal(ctx, board.Principal{Author: "ai:bench", Source: board.SourceMCP})
-	for i := range opt.seed {
+	for i := range seedTickets {
 		if _, err := svcs[0].CreateTicket(ai, board.CreateTicketInput{RequestID: fmt.Sprintf("seed-%d", i), Workspace: "inbox", NewTicket: board.NewTicket{Title: "seed"}}); err != nil {
 			return result{}, err
 		}
 	}
+	// Each instance warms up first, as a Lambda instance that has served a
+	// few calls has: it holds its first block of numbers and its count
+	// shard slot, so what is measured is the steady state (a block leased
+	// once in at least minBlock creates), not every instance's first lease.
+	var warm measured
+	calls(svcs, k, "w", opt.warmup, 0, ai, &warm)
+	if warm.failed > 0 {
+		fmt.Fprintf(os.Stderr, "%s K=%d: %d warm-up calls failed (%d internal), the first: %v\n", name, k, warm.failed, warm.internal, warm.firstErr)
+	}
 	in.Reset()
 
-	var mu sync.Mutex
-	var lat []time.Duration
-	var failed, internal, creates int
-	var firstErr error
-	deadline := time.Now().Add(opt.duration)
-	statuses := []board.Status{board.StatusDoing, board.StatusWaitingHuman, board.StatusWaitingAI, board.StatusCandidate}
+	var m measured
 	start := time.Now()
+	calls(svcs, k, "c", opt.calls, opt.duration, ai, &m)
+	elapsed := time.Since(start)
+	if m.firstErr != nil {
+		fmt.Fprintf(os.Stderr, "%s K=%d: first failure: %v\n", name, k, m.firstErr)
+	}
+	st := in.Stats()
+	lat := m.lat
+	slices.Sort(lat)
+	r := result{calls: len(lat), failed: m.failed, internal: m.internal,
+		perSecond: float64(len(lat)-m.failed) / elapsed.Seconds(),
+		p50:       pct(lat, 50), p99: pct(lat, 99), conflicts: kinds(st.Conflicts),
+		wsPeak: in.PeakWrites("", "WS"), busiest: hotName(st.Busiest), busiestPeak: st.Busiest.PerSecond}
+	ws := in.Writes("", "WS")
+	r.wsPerSecond = float64(ws) / elapsed.Seconds()
+	counter := in.Writes("", counterPK)
+	r.counter, r.creates = counter, m.creates
+	r.counterPerSecond, r.counterPeak = float64(counter)/elapsed.Seconds(), in.PeakWrites("", counterPK)
+	return r, nil
+}
+
+// measured is what the calls of a measured phase came to.
+type measured struct {
+	mu                        sync.Mutex
+	lat                       []time.Duration
+	failed, internal, creates int
+	firstErr                  error
+}
+
+// calls has every instance make n calls one at a time (or, with
+// duration, as many as fit in it), cycling through create, move, note and
+// update, and records them in m.
+func calls(svcs []*board.Service, k int, phase string, n int, duration time.Duration, ai context.Context, m *measured) {
+	deadline := time.Now().Add(duration)
+	statuses := []board.Status{board.StatusDoing, board.StatusWaitingHuman, board.StatusWaitingAI, board.StatusCandidate}
 	var wg sync.WaitGroup
 	for i, svc := range svcs {
 		wg.Go(func() {
-			rnd := rand.New(rand.NewPCG(uint64(i), 1))
+			rnd := rand.New(rand.NewPCG(uint64(i), uint64(len(phase))))
 			for c := 0; ; c++ {
-				if opt.duration > 0 && time.Now().After(deadline) || opt.duration <= 0 && c >= opt.calls {
+				if duration > 0 && time.Now().After(deadline) || duration <= 0 && c >= n {
 					return
 				}
-				rid := fmt.Sprintf("k%d-i%d-c%d", k, i, c)
-				id := fmt.Sprintf("inbox-%d", 1+rnd.IntN(opt.seed))
+				rid := fmt.Sprintf("k%d-i%d-%s%d", k, i, phase, c)
+				id := fmt.Sprintf("inbox-%d", 1+rnd.IntN(seedTickets))
 				t0 := time.Now()
 				var err error
 				switch (i + c) % 4 {
@@ -197,43 +248,25 @@ func runOne(name, url string, k int, opt options) (result, error) {
 					_, err = svc.UpdateTicket(ai, board.UpdateTicketInput{RequestID: rid, ID: id, Title: &title})
 				}
 				d := time.Since(t0)
-				mu.Lock()
-				lat = append(lat, d)
+				m.mu.Lock()
+				m.lat = append(m.lat, d)
 				if (i+c)%4 == 0 && err == nil {
-					creates++
+					m.creates++
 				}
 				if err != nil {
-					failed++
+					m.failed++
 					if board.ErrorCode(err) == board.CodeInternal {
-						internal++
+						m.internal++
 					}
-					if firstErr == nil {
-						firstErr = err
+					if m.firstErr == nil {
+						m.firstErr = err
 					}
 				}
-				mu.Unlock()
+				m.mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	if firstErr != nil {
-		fmt.Fprintf(os.Stderr, "%s K=%d: first failure: %v\n", name, k, firstErr)
-	}
-	st := in.Stats()
-	slices.Sort(lat)
-	r := result{calls: len(lat), failed: failed, internal: internal,
-		perSecond: float64(len(lat)-failed) / elapsed.Seconds(),
-		p50:       pct(lat, 50), p99: pct(lat, 99), conflicts: kinds(st.Conflicts),
-		wsPeak: in.PeakWrites("", "WS"), busiest: hotName(st.Busiest), busiestPeak: st.Busiest.PerSecond}
-	ws := in.Writes("", "WS")
-	r.wsPerSecond = float64(ws) / elapsed.Seconds()
-	counter := in.Writes("", counterPK)
-	r.counterPerSecond, r.counterPeak = float64(counter)/elapsed.Seconds(), in.PeakWrites("", counterPK)
-	if creates > 0 {
-		r.counterPerCreate = float64(counter) / float64(creates)
-	}
-	return r, nil
 }
 
 func pct(sorted []time.Duration, p int) time.Duration {
