@@ -202,6 +202,9 @@ type CreatePlan struct {
 	Ticket Ticket
 	Event  Event
 	Result []byte // stored in the request record
+	// Inbox are the inbox items the event adds (inboxaddress.go), written
+	// with it.
+	Inbox []InboxEntry
 }
 
 // CreateTx asks a store to create a ticket.
@@ -228,6 +231,8 @@ type SaveTx struct {
 	After   *Ticket       // nil: nothing changes but the request record
 	Event   *Event
 	Note    *Note
+	// Inbox are the inbox items the event adds, written with it.
+	Inbox []InboxEntry
 	// AllowedPolicies: nil allows any; AI callers pass read_write only, so
 	// a policy changed since LoadForWrite is enforced at commit.
 	AllowedPolicies []AIPolicy

@@ -102,8 +102,10 @@ type Note struct {
 	TicketID  string    `json:"ticket_id"`
 	Body      string    `json:"body"`
 	Author    string    `json:"author"`
-	Source    Source    `json:"source"`
-	CreatedAt time.Time `json:"created_at"`
+	// OnBehalfOf is the person the author (an agent) wrote the note for.
+	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
+	Source     Source    `json:"source"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // Source says through which surface a change arrived.
@@ -167,6 +169,9 @@ type Event struct {
 	// ("ai:claude for human:alice"): a claim broken, or ended by a
 	// person's move.
 	Holder string `json:"holder,omitempty"`
+	// Mentions are who the event's text mentions and is someone
+	// (inboxaddress.go): "human:alice", "ai:claude".
+	Mentions []string `json:"mentions,omitempty"`
 	Author string `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`

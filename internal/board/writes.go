@@ -47,6 +47,9 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 		allowed = []AIPolicy{PolicyReadWrite}
 	}
 	now := rec.CreatedAt
+	// Mentions are resolved once, before the store builds the ticket (a
+	// build may run again, inside the store's write).
+	mentioned := s.knownMentions(ctx, ParseMentions(in.Body))
 	// The answer Build made last and its encoding: a store commits what the
 	// last Build returned, so the committed result needs no decoding back.
 	var built CreatedTicket
@@ -62,6 +65,8 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 		AllowedPolicies: allowed,
 		Build: func(number int64) (CreatePlan, error) {
 			t, ev := s.newTicket(in.Workspace, number, in.NewTicket, p, p.Source, in.RequestID, now)
+			ev.Mentions = mentioned
+			inbox := s.addressInbox(ctx, p, ev, nil, t)
 			built = CreatedTicket{TicketResult: TicketResult{RequestID: in.RequestID, Ticket: t}}
 			var result []byte
 			var err error
@@ -73,7 +78,7 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 				result, err = json.Marshal(built.TicketResult)
 			}
 			builtJSON = result
-			return CreatePlan{Ticket: t, Event: ev, Result: result}, err
+			return CreatePlan{Ticket: t, Event: ev, Result: result, Inbox: inbox}, err
 		},
 	}
 	if findSimilar {
@@ -191,6 +196,11 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		if ch.after != nil {
 			shown = *ch.after
 		}
+		var inbox []InboxEntry
+		if ch.event != nil {
+			ch.event.Mentions = s.knownMentions(ctx, mentionsIn(*ch.event, ch.note, wc.Ticket, shown))
+			inbox = s.addressInbox(ctx, p, *ch.event, wc.Ticket, shown)
+		}
 		built := ch.result(s.shownTicket(shown), ch.note)
 		result, err := json.Marshal(built)
 		if err != nil {
@@ -201,7 +211,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		if p.IsAI() {
 			allowed = []AIPolicy{PolicyReadWrite}
 		}
-		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, AllowedPolicies: allowed})
+		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, Inbox: inbox, AllowedPolicies: allowed})
 		var exists *ledger.ExistsError
 		var denied *PolicyError
 		switch {
@@ -350,7 +360,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 		return NoteResult{}, err
 	}
 	w, err := s.mutate(ctx, ToolAddNote, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
-		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, Source: p.Source, CreatedAt: rec.CreatedAt}
+		note := &Note{ID: s.newID(), TicketID: before.ID, Body: in.Body, Author: p.Author, OnBehalfOf: p.OnBehalfOf, Source: p.Source, CreatedAt: rec.CreatedAt}
 		after := before
 		after.Version = before.Version + 1
 		after.UpdatedAt = rec.CreatedAt
