@@ -36,13 +36,13 @@ const UnreadCountCap = 100
 // InboxItem is one entry of an inbox: an event that concerns its reader.
 type InboxItem struct {
 	// ID is the event's id: an event is at most one item of an inbox.
-	ID        string    `json:"id"`
-	Reason    string    `json:"reason" jsonschema:"why it is in your inbox: mention, assigned, waiting (a ticket waiting for a person that is yours or no one's) or activity (a note or move on a ticket you created or own)"`
-	Workspace string    `json:"workspace"`
-	TicketID  string    `json:"ticket_id"`
-	Title     string    `json:"title" jsonschema:"the ticket's title when the event happened"`
-	EventType string    `json:"event_type" jsonschema:"the event: ticket.created, ticket.updated, ticket.moved or note.added"`
-	Author    string    `json:"author"`
+	ID        string `json:"id"`
+	Reason    string `json:"reason" jsonschema:"why it is in your inbox: mention, assigned, waiting (a ticket waiting for a person that is yours or no one's) or activity (a note or move on a ticket you created or own)"`
+	Workspace string `json:"workspace"`
+	TicketID  string `json:"ticket_id"`
+	Title     string `json:"title" jsonschema:"the ticket's title when the event happened"`
+	EventType string `json:"event_type" jsonschema:"the event: ticket.created, ticket.updated, ticket.moved or note.added"`
+	Author    string `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	At         time.Time `json:"at"`

@@ -160,4 +160,3 @@ func (s *Service) everyone(ctx context.Context) []string {
 	}
 	return out
 }
-

@@ -98,10 +98,10 @@ type Ticket struct {
 
 // Note is a comment on a ticket.
 type Note struct {
-	ID        string    `json:"id"`
-	TicketID  string    `json:"ticket_id"`
-	Body      string    `json:"body"`
-	Author    string    `json:"author"`
+	ID       string `json:"id"`
+	TicketID string `json:"ticket_id"`
+	Body     string `json:"body"`
+	Author   string `json:"author"`
 	// OnBehalfOf is the person the author (an agent) wrote the note for.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source     Source    `json:"source"`
@@ -172,7 +172,7 @@ type Event struct {
 	// Mentions are who the event's text mentions and is someone
 	// (inboxaddress.go): "human:alice", "ai:claude".
 	Mentions []string `json:"mentions,omitempty"`
-	Author string `json:"author"`
+	Author   string   `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source     Source    `json:"source"`
