@@ -93,7 +93,7 @@ func (s *Store) notesBefore(ctx context.Context, q querier, ticketID string, bef
 	if before != nil {
 		where, args = where+` AND (created_at, id) < (?, ?)`, append(args, formatTime(before.At), before.ID)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes
+	rows, err := q.QueryContext(ctx, `SELECT id, ticket_id, body, author, on_behalf_of, source, created_at FROM notes
 		WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
 		return page, err
@@ -106,7 +106,7 @@ func (s *Store) notesBefore(ctx context.Context, q querier, ticketID string, bef
 		}
 		var n board.Note
 		var created string
-		if err := rows.Scan(&n.ID, &n.TicketID, &n.Body, &n.Author, &n.Source, &created); err != nil {
+		if err := rows.Scan(&n.ID, &n.TicketID, &n.Body, &n.Author, &n.OnBehalfOf, &n.Source, &created); err != nil {
 			return page, err
 		}
 		if n.CreatedAt, err = parseTime(created); err != nil {

@@ -24,6 +24,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateCJKPairs,
 	migrateTitleWords,
 	migrateClaims,
+	migrateInbox,
 }
 
 // schemaVersion is the version this code reads and writes.

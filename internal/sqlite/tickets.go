@@ -232,6 +232,9 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		if err := insertEvent(ctx, dbtx, plan.Event); err != nil {
 			return err
 		}
+		if err := insertInbox(ctx, dbtx, plan.Inbox); err != nil {
+			return err
+		}
 		stored = tx.Request
 		stored.Result = plan.Result
 		return putRequest(ctx, dbtx, stored)
@@ -276,8 +279,8 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			}
 		}
 		if n := tx.Note; n != nil {
-			if _, err := dbtx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, source, created_at)
-				VALUES (?, ?, ?, ?, ?, ?)`, n.ID, n.TicketID, n.Body, n.Author, string(n.Source), formatTime(n.CreatedAt)); err != nil {
+			if _, err := dbtx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, on_behalf_of, source, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, n.ID, n.TicketID, n.Body, n.Author, n.OnBehalfOf, string(n.Source), formatTime(n.CreatedAt)); err != nil {
 				return err
 			}
 		}
@@ -285,6 +288,9 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			if err := insertEvent(ctx, dbtx, *tx.Event); err != nil {
 				return err
 			}
+		}
+		if err := insertInbox(ctx, dbtx, tx.Inbox); err != nil {
+			return err
 		}
 		return putRequest(ctx, dbtx, tx.Request)
 	})

@@ -124,6 +124,7 @@ func contractGroups() []contractGroup {
 		{"Tasks", taskTests()},
 		{"Secrets", secretTests()},
 		{"Claims", claimTests()},
+		{"Inbox", inboxTests()},
 	}
 }
 
