@@ -23,10 +23,11 @@ const (
 
 // MaxInboxRecipients bounds the inbox items one write adds: a ticket of no
 // one's moved to waiting_human goes to every person, and every recipient
-// is an item written with the event, so the write stays bounded. People
-// beyond the bound (by handle) see the ticket on the board, not in their
-// inbox.
-const MaxInboxRecipients = 50
+// is written with the event, in its transaction (on DynamoDB two items
+// each, within the 100 items of a transaction beside the ticket's own and
+// its tags'). People beyond the bound (by handle) see the ticket on the
+// board, not in their inbox.
+const MaxInboxRecipients = 25
 
 // UnreadCountCap is how far an unread count is counted: a store reads at
 // most this many unread items, and a count that reaches it is shown as

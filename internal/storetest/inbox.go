@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -20,6 +21,7 @@ func inboxTests() []contractTest {
 		{"pages follow the cursor newest first; unread only; mark one and mark all", testInboxPages},
 		{"the unread count stops at the cap and shows 99+", testInboxCountCap},
 		{"a replayed write adds no item; a replayed mark answers the first answer", testInboxExactlyOnce},
+		{"the widest writes commit: a waiting ticket of no one's reaches the first people up to the bound", testInboxWidest},
 	}
 }
 
@@ -299,4 +301,42 @@ func testInboxExactlyOnce(t *testing.T, f *fixture) {
 	}
 	_, err = r.svc.MarkInboxRead(bob, board.MarkInboxReadInput{RequestID: "bad", All: true, IDs: []string{"x"}})
 	wantCode(t, "ids and all", err, board.CodeInvalid, "not both")
+}
+
+func testInboxWidest(t *testing.T, f *fixture) {
+	var people []string
+	for i := range board.MaxInboxRecipients + 5 {
+		people = append(people, fmt.Sprintf("p%02d", i))
+	}
+	r := newInboxRig(t, f, people...)
+	tk := r.create(t, personCtx(f, "p00"), "inbox", board.NewTicket{Title: "Anyone?"})
+	r.move(t, onBehalf(f, "claude", "p00"), tk.ID, board.StatusWaitingHuman, "")
+	told := 0
+	for _, p := range people {
+		if len(r.inbox(t, personCtx(f, p), board.ListInboxInput{}).Items) == 1 {
+			told++
+		}
+	}
+	if told != board.MaxInboxRecipients {
+		t.Errorf("%d people were told, want the bound %d", told, board.MaxInboxRecipients)
+	}
+	// An update with the most tags changed and the most mentions commits.
+	var tags, other []string
+	for i := range board.MaxTags {
+		tags, other = append(tags, fmt.Sprint("a", i)), append(other, fmt.Sprint("b", i))
+	}
+	wide := r.create(t, personCtx(f, "p00"), "inbox", board.NewTicket{Title: "Wide", Tags: tags})
+	var body strings.Builder
+	for _, p := range people {
+		fmt.Fprintf(&body, "@%s ", p)
+	}
+	text := body.String()
+	owner := "human:p29"
+	if _, err := r.svc.UpdateTicket(personCtx(f, "p00"), board.UpdateTicketInput{RequestID: f.id("u"), ID: wide.ID,
+		Body: &text, Tags: &other, Owner: board.Nullable{Set: true, Value: &owner}}); err != nil {
+		t.Fatalf("the widest update: %v", err)
+	}
+	if got := r.reasons(t, personCtx(f, "p29")); len(got) == 0 || got[0] != "assigned "+wide.ID+" ticket.updated" {
+		t.Errorf("the new owner's inbox %q", got)
+	}
 }
