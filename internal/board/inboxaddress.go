@@ -24,8 +24,13 @@ func writersPerson(p Principal) string {
 // agentInbox is the inbox of an agent named in a write (mentioned, or made
 // a ticket's owner): an agent has no account of its own, it is its name and
 // its person, so @ai:claude in alice's note (or in a note of alice's claude)
-// is alice's claude, never bob's.
+// is alice's claude, never bob's. Without a named person (a local server,
+// whose agent acts for nobody and whose person is "human") it is the agent
+// alone, which is what such an agent reads.
 func agentInbox(agent, person string) string {
+	if !isPersonAuthor(person) {
+		person = ""
+	}
 	return Principal{Author: agent, OnBehalfOf: person}.LedgerKey()
 }
 
@@ -83,14 +88,17 @@ func mentionsIn(ev Event, note *Note, before *Ticket, after Ticket) []string {
 // ticket's new owner, the people a move to waiting_human waits for (its
 // owner, or everyone when it is no one's), and the people who created or
 // own a ticket that gets a note or a move. The writer is never told of
-// their own write; each recipient gets one item, for the first reason.
-func (s *Service) addressInbox(ctx context.Context, p Principal, ev Event, before *Ticket, after Ticket) []InboxEntry {
+// their own write; each recipient gets one item, for the first reason. In
+// a workspace hidden from AI no agent is told anything (a workspace hidden
+// later hides its items when they are read: visibleItems).
+func (s *Service) addressInbox(ctx context.Context, p Principal, ev Event, before *Ticket, after Ticket, policy AIPolicy) []InboxEntry {
 	person := writersPerson(p)
 	item := InboxItem{ID: ev.ID, Workspace: ev.Workspace, TicketID: ev.TicketID, Title: ev.Title, EventType: ev.Type,
 		Author: ev.Author, OnBehalfOf: ev.OnBehalfOf, At: ev.At}
 	var entries []InboxEntry
 	add := func(recipient, reason string) {
 		if recipient == "" || recipient == p.LedgerKey() || len(entries) >= MaxInboxRecipients ||
+			policy == PolicyHidden && strings.HasPrefix(recipient, "ai:") ||
 			slices.ContainsFunc(entries, func(e InboxEntry) bool { return e.Recipient == recipient }) {
 			return
 		}
@@ -159,4 +167,20 @@ func (s *Service) everyone(ctx context.Context) []string {
 		}
 	}
 	return out
+}
+
+// policyForInbox is a new ticket's workspace policy when an agent would be
+// told of it (mentioned, or its owner), so a hidden workspace tells no
+// agent; "" when no agent would be, or the policy cannot be read (the
+// store refuses the create in a missing workspace anyway; a failed read
+// tells the agent, whose reads still hide the item).
+func (s *Service) policyForInbox(ctx context.Context, workspace string, mentioned []string, owner string) AIPolicy {
+	if !isAIName(owner) && !slices.ContainsFunc(mentioned, isAIName) {
+		return ""
+	}
+	policy, err := s.store.WorkspacePolicy(ctx, workspace)
+	if err != nil {
+		return ""
+	}
+	return policy
 }

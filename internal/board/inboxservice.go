@@ -51,6 +51,9 @@ type MarkInboxReadResult struct {
 
 func (r *MarkInboxReadResult) markReplayed() { r.Replayed = true }
 
+// WasReplayed says the answer is a stored one (REST: Idempotent-Replayed).
+func (r MarkInboxReadResult) WasReplayed() bool { return r.Replayed }
+
 // UnreadLabel shows an unread count: the number, or "99+" once it reaches
 // the cap (a store counts no further).
 func UnreadLabel(n int) string {

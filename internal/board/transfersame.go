@@ -36,14 +36,14 @@ func sameClaim(a, b *Claim) bool {
 // SameNote reports whether two notes are the same.
 func SameNote(a, b Note) bool {
 	return a.ID == b.ID && a.TicketID == b.TicketID && a.Body == b.Body && a.Author == b.Author &&
-		a.Source == b.Source && a.CreatedAt.Equal(b.CreatedAt)
+		a.OnBehalfOf == b.OnBehalfOf && a.Source == b.Source && a.CreatedAt.Equal(b.CreatedAt)
 }
 
 // SameEvent reports whether two events are the same.
 func SameEvent(a, b Event) bool {
 	return a.ID == b.ID && a.Workspace == b.Workspace && a.TicketID == b.TicketID && a.Type == b.Type &&
 		slices.Equal(a.Fields, b.Fields) && a.From == b.From && a.To == b.To && a.Reason == b.Reason &&
-		a.NoteID == b.NoteID && a.Holder == b.Holder && a.Author == b.Author && a.OnBehalfOf == b.OnBehalfOf && a.Source == b.Source &&
+		a.NoteID == b.NoteID && a.Holder == b.Holder && slices.Equal(a.Mentions, b.Mentions) && a.Author == b.Author && a.OnBehalfOf == b.OnBehalfOf && a.Source == b.Source &&
 		a.RequestID == b.RequestID && a.At.Equal(b.At)
 }
 

@@ -50,6 +50,7 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 	// Mentions are resolved once, before the store builds the ticket (a
 	// build may run again, inside the store's write).
 	mentioned := s.knownMentions(ctx, ParseMentions(in.Body))
+	policy := s.policyForInbox(ctx, in.Workspace, mentioned, in.Owner)
 	// The answer Build made last and its encoding: a store commits what the
 	// last Build returned, so the committed result needs no decoding back.
 	var built CreatedTicket
@@ -66,7 +67,7 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 		Build: func(number int64) (CreatePlan, error) {
 			t, ev := s.newTicket(in.Workspace, number, in.NewTicket, p, p.Source, in.RequestID, now)
 			ev.Mentions = mentioned
-			inbox := s.addressInbox(ctx, p, ev, nil, t)
+			inbox := s.addressInbox(ctx, p, ev, nil, t, policy)
 			built = CreatedTicket{TicketResult: TicketResult{RequestID: in.RequestID, Ticket: t}}
 			var result []byte
 			var err error
@@ -199,7 +200,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		var inbox []InboxEntry
 		if ch.event != nil {
 			ch.event.Mentions = s.knownMentions(ctx, mentionsIn(*ch.event, ch.note, wc.Ticket, shown))
-			inbox = s.addressInbox(ctx, p, *ch.event, wc.Ticket, shown)
+			inbox = s.addressInbox(ctx, p, *ch.event, wc.Ticket, shown, wc.Policy)
 		}
 		built := ch.result(s.shownTicket(shown), ch.note)
 		result, err := json.Marshal(built)

@@ -86,13 +86,13 @@ func (s *Store) TransferTickets(ctx context.Context, workspace string, fn func(b
 func (s *Store) TransferNotes(ctx context.Context, workspace string, fn func(board.Note) error) error {
 	var after int64 // the rowid of the page's last note
 	return inPages(func(*board.Note) (*sql.Rows, error) {
-		return s.read.QueryContext(ctx, `SELECT n.rowid, n.id, n.ticket_id, n.body, n.author, n.source, n.created_at
+		return s.read.QueryContext(ctx, `SELECT n.rowid, n.id, n.ticket_id, n.body, n.author, n.on_behalf_of, n.source, n.created_at
 			FROM notes n JOIN tickets t ON t.id = n.ticket_id
 			WHERE t.workspace = ? AND n.rowid > ? ORDER BY n.rowid LIMIT ?`, workspace, after, exportPage)
 	}, func(rows scanner) (board.Note, error) {
 		var n board.Note
 		var created string
-		if err := rows.Scan(&after, &n.ID, &n.TicketID, &n.Body, &n.Author, &n.Source, &created); err != nil {
+		if err := rows.Scan(&after, &n.ID, &n.TicketID, &n.Body, &n.Author, &n.OnBehalfOf, &n.Source, &created); err != nil {
 			return n, err
 		}
 		var err error
@@ -248,8 +248,8 @@ func (s *Store) PutNote(ctx context.Context, n board.Note) (board.PutOutcome, er
 func putNote(ctx context.Context, tx *sql.Tx, n board.Note) (out board.PutOutcome, err error) {
 	var have board.Note
 	var created string
-	err = tx.QueryRowContext(ctx, `SELECT id, ticket_id, body, author, source, created_at FROM notes WHERE id = ?`, n.ID).
-		Scan(&have.ID, &have.TicketID, &have.Body, &have.Author, &have.Source, &created)
+	err = tx.QueryRowContext(ctx, `SELECT id, ticket_id, body, author, on_behalf_of, source, created_at FROM notes WHERE id = ?`, n.ID).
+		Scan(&have.ID, &have.TicketID, &have.Body, &have.Author, &have.OnBehalfOf, &have.Source, &created)
 	switch {
 	case err == nil:
 		if have.CreatedAt, err = parseTime(created); err != nil {
@@ -268,8 +268,8 @@ func putNote(ctx context.Context, tx *sql.Tx, n board.Note) (out board.PutOutcom
 		return out, board.ErrNotFound
 	}
 	out = board.Added
-	_, err = tx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		n.ID, n.TicketID, n.Body, n.Author, string(n.Source), formatTime(n.CreatedAt))
+	_, err = tx.ExecContext(ctx, `INSERT INTO notes (id, ticket_id, body, author, on_behalf_of, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		n.ID, n.TicketID, n.Body, n.Author, n.OnBehalfOf, string(n.Source), formatTime(n.CreatedAt))
 	return out, err
 }
 
