@@ -27,6 +27,10 @@ type Config struct {
 	// TaskPollInterval is what tasks suggest as polling interval (0:
 	// DefaultTaskPollInterval).
 	TaskPollInterval time.Duration
+	// People tells mentions who is someone, and Inbox keeps inboxes
+	// (inbox.go); when nil, the Store's own are used if it has them.
+	People PeopleDirectory
+	Inbox  InboxStore
 }
 
 // Service holds the use cases. It is safe for concurrent use.
@@ -41,6 +45,9 @@ type Service struct {
 	runner       TaskRunner
 	inlineRows   int
 	pollInterval time.Duration
+
+	people PeopleDirectory // nil: no person is known to mentions
+	inbox  InboxStore      // nil: there is no inbox to read
 
 	sealMu sync.Mutex
 	seal   *cursorSeal // nil until the first read that needs it (cursorseal.go)
@@ -78,6 +85,8 @@ func NewService(cfg Config) (*Service, error) {
 		runner:       cfg.Runner,
 		inlineRows:   cfg.InlineImportRows,
 		pollInterval: cfg.TaskPollInterval,
+		people:       orStores[PeopleDirectory](cfg.People, cfg.Store),
+		inbox:        orStores[InboxStore](cfg.Inbox, cfg.Store),
 	}, nil
 }
 

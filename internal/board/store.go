@@ -212,6 +212,9 @@ type CreatePlan struct {
 	Ticket Ticket
 	Event  Event
 	Result []byte // stored in the request record
+	// Inbox are the inbox items the event adds (inboxaddress.go), written
+	// with it.
+	Inbox []InboxEntry
 }
 
 // CreateTx asks a store to create a ticket.
@@ -241,6 +244,8 @@ type SaveTx struct {
 	// EditedNote replaces the stored note with its id (edit_note,
 	// redact_note): its body, edited_at and redaction change, nothing else.
 	EditedNote *Note
+	// Inbox are the inbox items the event adds, written with it.
+	Inbox []InboxEntry
 	// AllowedPolicies: nil allows any; AI callers pass read_write only, so
 	// a policy changed since LoadForWrite is enforced at commit.
 	AllowedPolicies []AIPolicy

@@ -127,6 +127,9 @@ func ValidateTransferredNote(n Note) error {
 	if err := ValidateAuthor("author", n.Author); err != nil {
 		return err
 	}
+	if n.OnBehalfOf != "" && !isPersonAuthor(n.OnBehalfOf) {
+		return invalid("note %s: on_behalf_of %q must be human:<handle>", n.ID, clip(n.OnBehalfOf))
+	}
 	if !slices.Contains(sources, n.Source) {
 		return invalid("note %s: source %q is not one of mcp, rest, web, task", n.ID, clip(string(n.Source)))
 	}
@@ -208,6 +211,9 @@ func ValidateTransferredEvent(e Event) error {
 		if err := ValidateAuthor("on_behalf_of", e.OnBehalfOf); err != nil {
 			return err
 		}
+	}
+	if len(e.Mentions) > MaxMentions || slices.ContainsFunc(e.Mentions, func(m string) bool { return !isPersonAuthor(m) && !isAIName(m) }) {
+		return invalid("event %s: mentions are at most %d names, each human:<handle> or ai:<name>", e.ID, MaxMentions)
 	}
 	if !slices.Contains(sources, e.Source) {
 		return invalid("event %s: source %q is not one of mcp, rest, web, task", e.ID, clip(string(e.Source)))

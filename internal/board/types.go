@@ -198,7 +198,10 @@ type Event struct {
 	// the ticket at its other end.
 	Relation string `json:"relation,omitempty"`
 	Other    string `json:"other,omitempty"`
-	Author   string `json:"author"`
+	// Mentions are who the event's text mentions and is someone
+	// (inboxaddress.go): "human:alice", "ai:claude".
+	Mentions []string `json:"mentions,omitempty"`
+	Author   string   `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source     Source    `json:"source"`

@@ -49,6 +49,10 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 		allowed = []AIPolicy{PolicyReadWrite}
 	}
 	now := rec.CreatedAt
+	// Mentions are resolved once, before the store builds the ticket (a
+	// build may run again, inside the store's write).
+	mentioned := s.knownMentions(ctx, ParseMentions(in.Body))
+	policy := s.policyForInbox(ctx, in.Workspace, mentioned, in.Owner)
 	// The answer Build made last and its encoding: a store commits what the
 	// last Build returned, so the committed result needs no decoding back.
 	var built CreatedTicket
@@ -64,6 +68,8 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 		AllowedPolicies: allowed,
 		Build: func(number int64) (CreatePlan, error) {
 			t, ev := s.newTicket(in.Workspace, number, in.NewTicket, p, p.Source, in.RequestID, now)
+			ev.Mentions = mentioned
+			inbox := s.addressInbox(ctx, p, ev, nil, t, policy)
 			built = CreatedTicket{TicketResult: TicketResult{RequestID: in.RequestID, Ticket: t}}
 			var result []byte
 			var err error
@@ -75,7 +81,7 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 				result, err = json.Marshal(built.TicketResult)
 			}
 			builtJSON = result
-			return CreatePlan{Ticket: t, Event: ev, Result: result}, err
+			return CreatePlan{Ticket: t, Event: ev, Result: result, Inbox: inbox}, err
 		},
 	}
 	if findSimilar {
@@ -197,6 +203,11 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		if ch.after != nil {
 			shown = *ch.after
 		}
+		var inbox []InboxEntry
+		if ch.event != nil {
+			ch.event.Mentions = s.knownMentions(ctx, mentionsIn(*ch.event, ch.note, wc.Ticket, shown))
+			inbox = s.addressInbox(ctx, p, *ch.event, wc.Ticket, shown, wc.Policy)
+		}
 		built := ch.result(s.shownTicket(shown), ch.note)
 		result, err := json.Marshal(built)
 		if err != nil {
@@ -207,7 +218,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		if p.IsAI() {
 			allowed = []AIPolicy{PolicyReadWrite}
 		}
-		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, EditedNote: ch.edited, AllowedPolicies: allowed})
+		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, EditedNote: ch.edited, Inbox: inbox, AllowedPolicies: allowed})
 		var exists *ledger.ExistsError
 		var denied *PolicyError
 		switch {

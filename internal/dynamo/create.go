@@ -217,6 +217,11 @@ func (s *Store) createItems(rec ledger.Record, txid string, plan board.CreatePla
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
+	inbox, err := inboxWrites(s, plan.Inbox)
+	if err != nil {
+		return nil, words, err
+	}
+	items = append(items, inbox...)
 	items, words = s.withWords(append(items, ticket.tags...), createTicket, nil, plan.Ticket)
 	return items, words, nil
 }

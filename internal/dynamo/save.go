@@ -173,6 +173,11 @@ func (s *Store) saveItems(tx board.SaveTx, txid string, shard int) ([]types.Tran
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}
+	inbox, err := inboxWrites(s, tx.Inbox)
+	if err != nil {
+		return nil, at, err
+	}
+	items = append(items, inbox...)
 	if tx.After != nil {
 		// Last: the conditional items keep their positions.
 		items = append(items, s.tagWrites(&tx.Before, *tx.After)...)

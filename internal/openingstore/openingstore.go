@@ -29,6 +29,7 @@ import (
 // commands that move a board open their stores themselves.
 type Backend interface {
 	board.Store
+	board.InboxStore
 	auth.Store
 	oauth.Store
 }

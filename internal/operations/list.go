@@ -265,6 +265,29 @@ func All() []Operation {
 				return s.CancelTaskOnce
 			}),
 		define(Operation{Kind: Read,
+			Tool: &Tool{Name: "list_inbox", Title: "List your inbox",
+				Description: fmt.Sprintf("Your own inbox, newest first: what concerns you, each item with its reason. For an agent: where someone mentioned you (@ai:<your name>) and tickets made yours, for the person you act for; "+
+					"for a person: mentions, tickets assigned to them, notes and moves on tickets they created or own, and tickets waiting_human that are theirs or no one's. "+
+					"unread is counted up to %d (shown 99+). Pages with limit (1-%d, default %d) and cursor (next_cursor; null on the last page). "+
+					"Read the ticket an item names with get_ticket, then mark_inbox_read.", board.UnreadCountCap, board.MaxLimit, board.DefaultLimit)},
+			Route: &Route{Method: "GET", Pattern: "/inbox", ID: "listInbox", Status: 200, Query: true,
+				Summary: "Your inbox",
+				Description: fmt.Sprintf("The caller's own inbox, newest first (as list_inbox): mentions, tickets assigned, notes and moves on tickets they created or own, tickets waiting for a person that are theirs or no one's; "+
+					"for an agent's token, mentions of that agent and tickets made its own, for the person it acts for, without workspaces hidden from AI. "+
+					"unread counts unread items up to %d (unread_label 99+). Pages with limit (1-%d) and cursor (next_cursor).", board.UnreadCountCap, board.MaxLimit)}},
+			func(s *board.Service) func(context.Context, board.ListInboxInput) (board.InboxList, error) {
+				return s.ListInbox
+			}),
+		define(Operation{Kind: Write,
+			Tool: &Tool{Name: "mark_inbox_read", Title: "Mark inbox items read",
+				Description: fmt.Sprintf("Mark items of your own inbox read: ids (up to %d, from list_inbox) or all: true. Answers how many changed and the unread count left.", board.MaxMarkIDs) + WriteNote},
+			Route: &Route{Method: "POST", Pattern: "/inbox/read", ID: "markInboxRead", Status: 200, Body: true,
+				Summary:     "Mark inbox items read",
+				Description: "Marks items of the caller's own inbox read (as mark_inbox_read): ids, or all: true. Exactly once per Idempotency-Key: a retry answers the first answer."}},
+			func(s *board.Service) func(context.Context, board.MarkInboxReadInput) (board.MarkInboxReadResult, error) {
+				return s.MarkInboxRead
+			}),
+		define(Operation{Kind: Read,
 			Tool: &Tool{Name: "find_request", Title: "Find request",
 				Description: "Find out what became of an earlier write of yours by its request_id: done (with the stored result), running, abandoned (stopped before finishing) or unknown (never arrived, or older than the retention window). Call this after an error or lost connection before retrying."},
 			Route: &Route{Method: "GET", Pattern: "/requests/{key}", ID: "findRequest", Status: 200, Path: map[string]string{"key": "request_id"},

@@ -26,6 +26,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateClaims,
 	migrateNoteEdits,
 	migrateRelations,
+	migrateInbox,
 }
 
 // schemaVersion is the version this code reads and writes.

@@ -232,6 +232,9 @@ func (s *Store) CreateTicket(ctx context.Context, tx board.CreateTx) (ledger.Rec
 		if err := insertEvent(ctx, dbtx, plan.Event); err != nil {
 			return err
 		}
+		if err := insertInbox(ctx, dbtx, plan.Inbox); err != nil {
+			return err
+		}
 		stored = tx.Request
 		stored.Result = plan.Result
 		return putRequest(ctx, dbtx, stored)
@@ -289,6 +292,9 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			if err := insertEvent(ctx, dbtx, *tx.Event); err != nil {
 				return err
 			}
+		}
+		if err := insertInbox(ctx, dbtx, tx.Inbox); err != nil {
+			return err
 		}
 		return putRequest(ctx, dbtx, tx.Request)
 	})

@@ -16,6 +16,7 @@ import (
 // so that one run checks a backend whole.
 type Store interface {
 	board.Store
+	board.InboxStore
 	auth.Store
 	oauth.Store
 	boardfile.TransferStore

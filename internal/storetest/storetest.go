@@ -126,6 +126,7 @@ func contractGroups() []contractGroup {
 		{"Claims", claimTests()},
 		{"NoteEdits", noteEditTests()},
 		{"Relations", relationTests()},
+		{"Inbox", inboxTests()},
 	}
 }
 
