@@ -1,8 +1,6 @@
 package board
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -11,10 +9,12 @@ import (
 )
 
 // A note's id names where it is kept, so any store finds it with one read:
-// "<ticket id>~<created_at as base-36 Unix nanoseconds>~<8 hex digits>",
-// e.g. "inbox-21~1jx3k0p9lq8w~9f3e21ab". The ticket is the partition its
-// notes live in and the time is their order in it (DynamoDB keys a note
-// by both); the random part tells apart notes written at the same instant.
+// "<ticket id>~<created_at as base-36 Unix nanoseconds>~<UUIDv7>", e.g.
+// "inbox-21~dndq5o46huy7~019aef3c-6d2b-7c41-9a55-0c1f2e3d4b5a". The
+// ticket is the partition its notes live in and the time is their order in
+// it (DynamoDB keys a note by both); the UUIDv7, made in order, orders
+// notes written at the same instant as they were written, as the bare
+// UUIDv7 ids before them did.
 //
 // Notes written before ids named their ticket have a bare UUID. They keep
 // working: a store that keys notes by id alone (SQLite) finds them as they
@@ -34,11 +34,10 @@ type NoteRef struct {
 	At *time.Time
 }
 
-// newNoteID is the id of a note written on ticketID at at.
-func newNoteID(ticketID string, at time.Time) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported platforms
-	return ticketID + noteIDSeparator + strconv.FormatInt(at.UnixNano(), 36) + noteIDSeparator + hex.EncodeToString(b[:])
+// newNoteID is the id of a note written on ticketID at at; unique is a
+// new UUIDv7.
+func newNoteID(ticketID string, at time.Time, unique string) string {
+	return ticketID + noteIDSeparator + strconv.FormatInt(at.UnixNano(), 36) + noteIDSeparator + unique
 }
 
 // ParseNoteID says where the note with id is, or an invalid error naming
@@ -63,10 +62,7 @@ func ParseNoteID(id string) (NoteRef, error) {
 		}
 		return NoteRef{ID: parts[1], TicketID: parts[0]}, nil
 	case 3:
-		if _, _, err := ParseTicketID(parts[0]); err != nil || len(parts[2]) != 8 {
-			return bad()
-		}
-		if _, err := hex.DecodeString(parts[2]); err != nil {
+		if _, _, err := ParseTicketID(parts[0]); err != nil || !isUUID(parts[2]) {
 			return bad()
 		}
 		nanos, err := strconv.ParseInt(parts[1], 36, 64)

@@ -367,7 +367,7 @@ func (s *Service) AddNote(ctx context.Context, in AddNoteInput) (NoteResult, err
 		return NoteResult{}, err
 	}
 	w, err := s.mutate(ctx, ToolAddNote, in.RequestID, in.ID, in, func(p Principal, before Ticket, rec ledger.Record) (change, error) {
-		note := &Note{ID: newNoteID(before.ID, rec.CreatedAt), TicketID: before.ID, Body: in.Body, Author: p.Author,
+		note := &Note{ID: newNoteID(before.ID, rec.CreatedAt, s.newID()), TicketID: before.ID, Body: in.Body, Author: p.Author,
 			OnBehalfOf: p.OnBehalfOf, Source: p.Source, CreatedAt: rec.CreatedAt}
 		after := before
 		after.Version = before.Version + 1

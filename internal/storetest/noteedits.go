@@ -155,7 +155,7 @@ func testNoteEditBadInput(t *testing.T, f *fixture) {
 	alice := personCtx(f, "alice")
 	n := r.note(t, alice, id, "text")
 	version := r.get(t, id).Ticket.Version
-	missing := id + "~" + strings.Split(n.ID, "~")[1] + "~00000000"
+	missing := id + "~" + strings.Split(n.ID, "~")[1] + "~" + uuid.NewString()
 	for _, c := range []struct {
 		name string
 		in   board.EditNoteInput
@@ -167,7 +167,7 @@ func testNoteEditBadInput(t *testing.T, f *fixture) {
 		{"a note id of no form", board.EditNoteInput{RequestID: "b4", NoteID: "inbox-1~x", Body: "x"}, board.CodeInvalid},
 		{"no request_id", board.EditNoteInput{NoteID: n.ID, Body: "x"}, board.CodeInvalid},
 		{"a note that is not there", board.EditNoteInput{RequestID: "b5", NoteID: missing, Body: "x"}, board.CodeNotFound},
-		{"a ticket that is not there", board.EditNoteInput{RequestID: "b6", NoteID: "inbox-99~" + strings.Split(n.ID, "~")[1] + "~00000000", Body: "x"}, board.CodeNotFound},
+		{"a ticket that is not there", board.EditNoteInput{RequestID: "b6", NoteID: "inbox-99~" + strings.Split(n.ID, "~")[1] + "~" + uuid.NewString(), Body: "x"}, board.CodeNotFound},
 	} {
 		_, err := r.svc.EditNote(alice, c.in)
 		wantCode(t, c.name, err, c.code)

@@ -15,7 +15,7 @@ func moveEditedNote(t *testing.T, f *fixture) {
 	plan := f.create("inbox", "c1")
 	created := f.now()
 	edited, redactedAt := created.Add(time.Minute), created.Add(2*time.Minute)
-	id := "inbox-1~" + "1jx3k0p9lq8w" + "~9f3e21ab"
+	id := "inbox-1~" + "1jx3k0p9lq8w" + "~019aef3c-6d2b-7c41-9a55-0c1f2e3d4b5a"
 	note := board.Note{ID: id, TicketID: plan.Ticket.ID, Body: board.RedactedNoteBody, Author: "ai:claude", OnBehalfOf: "human:ada",
 		Source: board.SourceMCP, CreatedAt: created, EditedAt: &redactedAt,
 		Redacted: &board.NoteRedaction{By: "human:root", Reason: "a secret", At: redactedAt}}
