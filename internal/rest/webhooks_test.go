@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,8 +15,21 @@ import (
 )
 
 // hookCall sends one request to a webhook route (they are not in the
-// OpenAPI document, so the harness's validation is not used).
+// OpenAPI document, so the harness's validation is not used); a creation
+// gets a fresh Idempotency-Key.
 func (e *env) hookCall(method, path, token string, body any) (int, []byte) {
+	e.t.Helper()
+	key := ""
+	if method == "POST" && path == "" {
+		e.hookKeys++
+		key = "hook-" + strconv.Itoa(e.hookKeys)
+	}
+	status, _, raw := e.hookCallKey(method, path, token, key, body)
+	return status, raw
+}
+
+// hookCallKey sends one request with an Idempotency-Key ("" for none).
+func (e *env) hookCallKey(method, path, token, key string, body any) (int, http.Header, []byte) {
 	e.t.Helper()
 	var r io.Reader
 	if body != nil {
@@ -30,13 +44,60 @@ func (e *env) hookCall(method, path, token string, body any) (int, []byte) {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Authorization", "Bearer "+e.tokens[token])
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
+	return resp.StatusCode, resp.Header, raw
+}
+
+// hooksEnv is a server with webhooks on backend.
+func hooksEnv(t *testing.T, backend string) *env {
+	return newEnv(t, backend, envOptions{hooks: func(store board.Store) *webhook.Service {
+		ws, ok := store.(webhook.Store)
+		if !ok {
+			t.Skipf("the %s store keeps no webhooks", backend)
+		}
+		return webhook.New(webhook.Config{Store: ws, Secrets: store, Workspaces: store, BaseURL: "http://board.test", AllowPrivate: true})
+	}})
+}
+
+// A creation sent again with its Idempotency-Key answers the first answer,
+// byte for byte, the signing secret included, marked Idempotent-Replayed,
+// and makes no second subscription; without a key nothing is created;
+// another body under the key is refused.
+func TestWebhookCreationRetryAnswersTheFirstAnswer(t *testing.T) {
+	eachStore(t, func(t *testing.T, backend string) {
+		e := hooksEnv(t, backend)
+		body := map[string]any{"url": "http://127.0.0.1:9/hook", "format": "slack"}
+		status, h, first := e.hookCallKey("POST", "", "alice", "make-hook", body)
+		if status != http.StatusCreated || h.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("create: %d %v %s", status, h, first)
+		}
+		status, h, again := e.hookCallKey("POST", "", "alice", "make-hook", body)
+		if status != http.StatusCreated || h.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first, again) {
+			t.Fatalf("the retry answered %d %v\n%s\nwant 201, Idempotent-Replayed and\n%s", status, h, again, first)
+		}
+		if status, body := e.hookCall("GET", "", "alice", nil); status != http.StatusOK || strings.Count(string(body), `"url"`) != 1 {
+			t.Fatalf("after the retry: %d %s, want one webhook", status, body)
+		}
+		status, _, refused := e.hookCallKey("POST", "", "alice", "make-hook", map[string]any{"url": "http://127.0.0.1:9/other"})
+		if status != http.StatusUnprocessableEntity || !strings.Contains(string(refused), "request_id_reused") {
+			t.Fatalf("another body under the key: %d %s", status, refused)
+		}
+		status, _, refused = e.hookCallKey("POST", "", "alice", "", body)
+		if status != http.StatusBadRequest || !strings.Contains(string(refused), "Idempotency-Key") {
+			t.Fatalf("no key: %d %s", status, refused)
+		}
+		if status, body := e.hookCall("GET", "", "alice", nil); strings.Count(string(body), `"url"`) != 1 {
+			t.Fatalf("refused creations wrote: %d %s", status, body)
+		}
+	})
 }
 
 func TestWebhookRoutes(t *testing.T) {
@@ -47,13 +108,7 @@ func TestWebhookRoutes(t *testing.T) {
 			w.WriteHeader(http.StatusNoContent)
 		}))
 		defer receiver.Close()
-		e := newEnv(t, backend, envOptions{hooks: func(store board.Store) *webhook.Service {
-			ws, ok := store.(webhook.Store)
-			if !ok {
-				t.Skipf("the %s store keeps no webhooks", backend)
-			}
-			return webhook.New(webhook.Config{Store: ws, Secrets: store, Workspaces: store, BaseURL: "http://board.test", AllowPrivate: true})
-		}})
+		e := hooksEnv(t, backend)
 
 		status, body := e.hookCall("POST", "", "alice", map[string]any{"url": receiver.URL, "events": []any{"ticket.created", map[string]string{"kind": "ticket.moved", "to": "waiting_human"}}})
 		if status != http.StatusCreated {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
@@ -48,8 +49,9 @@ type webhookData struct {
 	CreatedAt string                `json:"created_at"`
 }
 
-// CreateSubscription inserts the subscription.
-func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription) error {
+// CreateSubscription inserts the subscription and its creation's request
+// record in one transaction.
+func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription, rec ledger.Record) error {
 	data, err := json.Marshal(webhookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: formatTime(sub.CreatedAt)})
 	if err != nil {
 		return err
@@ -59,9 +61,15 @@ func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription
 		return err
 	}
 	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := claimKey(ctx, tx, rec.Key, rec.CreatedAt); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, workspace, created_at, data, secret, paused, paused_reason, cursor, progress) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sub.ID, sub.Workspace, formatTime(sub.CreatedAt), string(data), sub.SealedSecret, sub.Paused, sub.PausedReason, sub.Progress.Cursor, string(progress))
-		return err
+		if err != nil {
+			return err
+		}
+		return putRequest(ctx, tx, rec)
 	})
 }
 
