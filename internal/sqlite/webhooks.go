@@ -277,3 +277,44 @@ func (s *Store) FindEvent(ctx context.Context, workspace, id string) (webhook.Fe
 	}
 	return fe, err
 }
+
+// PutSubscription stores a moved subscription unless one is stored under
+// its id: then AlreadyThere when it is the same one
+// (webhook.SameTransferred), else Collision.
+func (s *Store) PutSubscription(ctx context.Context, sub webhook.Subscription) (board.PutOutcome, error) {
+	data, err := json.Marshal(webhookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: formatTime(sub.CreatedAt)})
+	if err != nil {
+		return 0, err
+	}
+	progress, err := json.Marshal(sub.Progress)
+	if err != nil {
+		return 0, err
+	}
+	secret := sub.SealedSecret
+	if secret == nil {
+		secret = []byte{}
+	}
+	var out board.PutOutcome
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, workspace, created_at, data, secret, paused, paused_reason, cursor, progress)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			sub.ID, sub.Workspace, formatTime(sub.CreatedAt), string(data), secret, sub.Paused, sub.PausedReason, sub.Progress.Cursor, string(progress))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			out = board.Added
+			return nil
+		}
+		have, err := scanWebhook(tx.QueryRowContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = ?`, sub.ID))
+		if err != nil {
+			return err
+		}
+		out = board.Collision
+		if webhook.SameTransferred(have, sub) {
+			out = board.AlreadyThere
+		}
+		return nil
+	})
+	return out, err
+}

@@ -299,8 +299,12 @@ func (s *Service) Delete(ctx context.Context, workspace, id string) error {
 // SetPaused pauses or resumes a subscription; a resumed one tries the
 // event it was held at again at once.
 func (s *Service) SetPaused(ctx context.Context, workspace, id string, paused bool) (Subscription, error) {
-	if _, err := s.find(ctx, workspace, id); err != nil {
+	sub, err := s.find(ctx, workspace, id)
+	if err != nil {
 		return Subscription{}, err
+	}
+	if !paused && len(sub.SealedSecret) == 0 {
+		return Subscription{}, board.Errorf(board.CodeInvalid, "webhook %s cannot be resumed: it has no signing secret (it was moved without one; only import-board --with-people carries secrets). Delete it and subscribe its URL again", id)
 	}
 	reason := ""
 	if paused {
