@@ -202,7 +202,12 @@ func TestImportBoardResumesAfterKill(t *testing.T) {
 		t.Fatalf("the rerun: exit %d, stderr %q", code, errOut)
 	}
 	got, _, _ := admin(t, bin, env, "", "export")
-	if !slices.Equal(sortedItems(got), sortedItems(file)) {
+	// The webhook moved without its secret, so it arrives paused (the
+	// rest is the same board).
+	withoutHooks := func(file string) []string {
+		return slices.DeleteFunc(sortedItems(file), func(l string) bool { return strings.HasPrefix(l, `{"kind":"webhook"`) })
+	}
+	if !slices.Equal(withoutHooks(got), withoutHooks(file)) || !strings.Contains(got, `"paused":true,"paused_reason":"moved without its signing secret`) {
 		t.Errorf("after the kill and the rerun the board differs from the source")
 	}
 }
