@@ -163,6 +163,15 @@ bench-claims:
 	$(GO) run ./bench/cmd/claims -stores minidyn,conflicts -tickets 200 $(CLAIMSFLAGS)
 	scripts/with-moto.sh $(GO) run ./bench/cmd/claims -stores moto -tickets 50 $(CLAIMSFLAGS)
 
+# Webhook delivery on the local server's store: 10 000 events to three
+# loopback receivers, one failing 20 % of its deliveries, with a short retry
+# schedule; checks at-least-once, duplicates only after failures and order
+# per ticket, and prints the delay from write to delivery
+# (docs/benchmarks.md). WEBHOOKSFLAGS passes more flags.
+.PHONY: bench-webhooks
+bench-webhooks:
+	$(GO) run ./bench/cmd/webhooks -events 10000 -fail 0.2 -retry 20ms $(WEBHOOKSFLAGS)
+
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap (the agents' function), web/bootstrap
 # (the board's), worker/bootstrap and indexer/bootstrap for Lambda

@@ -16,16 +16,19 @@ import (
 const exportUsage = `usage:
   export [--workspace <slug>] [--with-people] > board.jsonl
       writes the board of the store LEDGER_STORE names as JSON lines on stdout: workspaces,
-      tickets, notes, history and the request records still inside their retention window;
-      --with-people adds people, API tokens and connected agents (OAuth clients, grants that
-      can still be used and their tokens): hashes, never secrets
+      tickets, notes, history, the request records still inside their retention window and
+      webhook subscriptions without their signing secrets; --with-people adds people, API
+      tokens and connected agents (OAuth clients, grants that can still be used and their
+      tokens): hashes, never secrets; and the webhooks' signing secrets, sealed, with the key
+      that opens them: keep such a file as you keep the store
   import-board [--merge=skip|fail] [--with-people] < board.jsonl
       puts an export into the store LEDGER_STORE names. The target must be empty (a fresh
       store) or hold a stopped run of the same file's import, which is resumed; --merge=skip
       keeps the target's copy of every clashing item and adds the rest, --merge=fail adds but
       stops at the first clash. Running it again writes nothing twice.
-      --with-people also adds the file's people, API tokens and connected agents (the file
-      must be exported with --with-people); without it they are skipped. A person the target
+      --with-people also adds the file's people, API tokens and connected agents, and the
+      webhooks' signing secrets (the file must be exported with --with-people); without it
+      they are skipped, and webhooks arrive paused without a secret. A person the target
       already holds otherwise is never changed, and gains no token or grant from the file.
 `
 
@@ -103,6 +106,9 @@ func (c command) runImportBoard(ctx context.Context) int {
 	fmt.Fprintln(c.stderr, "imported: "+summary)
 	if !opts.WithPeople && res.Skipped[boardfile.KindPerson] > 0 {
 		fmt.Fprintln(c.stderr, "the file's people, API tokens and connected agents were left out: import it again with --with-people to add them")
+	}
+	if n := res.Written[boardfile.KindWebhook]; n > 0 && !opts.WithPeople {
+		fmt.Fprintf(c.stderr, "%d webhooks arrived paused, without their signing secrets: subscribe their URLs again, or import a file exported --with-people with --with-people\n", n)
 	}
 	return exitOK
 }

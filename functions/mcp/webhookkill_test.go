@@ -77,7 +77,7 @@ func TestWebhookDeliveryCutByKillIsSentAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	hooks := webhook.New(webhook.Config{Store: store, Secrets: store, Workspaces: store, AllowPrivate: true})
-	sub, err := hooks.Create(board.WithPrincipal(ctx, auth.LocalPerson), webhook.CreateInput{Workspace: crashWorkspace, URL: hook.URL + "/hook"})
+	sub, err := hooks.Create(board.WithPrincipal(ctx, auth.LocalPerson), webhook.CreateInput{RequestID: "crash-hook", Workspace: crashWorkspace, URL: hook.URL + "/hook"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,6 @@ func newWebhooks(cfg config, store board.Store, log *slog.Logger) *webhook.Servi
 		return nil
 	}
 	w := cfg.webhooks
-	return webhook.New(webhook.Config{Store: ws, Secrets: store, Workspaces: store, BaseURL: cfg.BaseURL,
+	return webhook.New(webhook.Config{Store: ws, Secrets: store, Workspaces: store, BaseURL: cfg.BaseURL, Retention: cfg.Retention,
 		AllowPrivate: w.allowPrivate, Schedule: w.schedule, GiveUp: w.giveUp, Poll: w.poll, Logger: log})
 }

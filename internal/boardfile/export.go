@@ -21,6 +21,7 @@ type Source interface {
 	ListTokens(ctx context.Context, handle string) ([]board.APIToken, error)
 	OAuthTransferSource
 	GetOAuthClient(ctx context.Context, id string, now time.Time) (board.OAuthClient, error)
+	WebhookSource
 }
 
 // ExportOptions say what an export writes.
@@ -28,7 +29,8 @@ type ExportOptions struct {
 	// Workspace, if set, exports that workspace only.
 	Workspace string
 	// WithPeople adds people, their API tokens and their connected agents
-	// (OAuth clients, grants and the grants' tokens; hashes only).
+	// (OAuth clients, grants and the grants' tokens; hashes only), and the
+	// webhooks' signing secrets (sealed, with the key that opens them).
 	WithPeople bool
 	// Now judges which request records are still inside their retention
 	// window.
@@ -111,6 +113,9 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (C
 		if err := exportAgents(ctx, src, e, opts.Now); err != nil {
 			return nil, err
 		}
+	}
+	if err := exportWebhooks(ctx, src, e, slugs, opts.WithPeople); err != nil {
+		return nil, err
 	}
 	if err := e.enc.Encode(line{Kind: KindEnd, Counts: e.counts}); err != nil {
 		return nil, err

@@ -5,7 +5,8 @@
 // parents before children (every workspace first, then each workspace's
 // tickets, their notes and the workspace's history, then request records
 // and, when asked for, people, their API tokens and their connected
-// agents: OAuth clients and grants, then the grants' tokens); the last line
+// agents: OAuth clients and grants, then the grants' tokens; then webhook
+// subscriptions, their secrets only with people); the last line
 // is "end" with the count of each kind, so a truncated file is told from a
 // whole one. The package also owns the stores' part in a move: the
 // contracts a store implements to be read and written item by item
@@ -52,12 +53,17 @@ const (
 	KindOAuthClient = "oauth_client"
 	KindOAuthGrant  = "oauth_grant"
 	KindOAuthToken  = "oauth_token"
-	KindEnd         = "end"
+	// KindWebhookKey and KindWebhook are webhook subscriptions
+	// (webhookformat.go): the key that opens their sealed secrets (only
+	// with people), then the subscriptions.
+	KindWebhookKey = "webhook_key"
+	KindWebhook    = "webhook"
+	KindEnd        = "end"
 )
 
 // kinds lists the item kinds in the order a file holds them.
 var kinds = []string{KindWorkspace, KindTicket, KindNote, KindEvent, KindRequest, KindPerson, KindToken,
-	KindOAuthClient, KindOAuthGrant, KindOAuthToken}
+	KindOAuthClient, KindOAuthGrant, KindOAuthToken, KindWebhookKey, KindWebhook}
 
 // Header is line 1.
 type Header struct {
@@ -86,6 +92,8 @@ type line struct {
 	OAuthClient *transferredClient          `json:"oauth_client,omitempty"`
 	OAuthGrant  *transferredGrant           `json:"oauth_grant,omitempty"`
 	OAuthToken  *transferredOAuthToken      `json:"oauth_token,omitempty"`
+	WebhookKey  []byte                      `json:"webhook_key,omitempty"`
+	Webhook     *transferredWebhook         `json:"webhook,omitempty"`
 	Counts      map[string]int              `json:"counts,omitempty"`
 }
 

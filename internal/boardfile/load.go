@@ -125,9 +125,12 @@ type loader struct {
 	// those of them this file wrote or found as it has them: the only
 	// people a token or grant line may name (people.go).
 	filePeople, ownPeople map[string]bool
-	queue                 []queued // items read, not yet written (batch.go)
-	queueBytes            int      // the queued items' lines, in bytes
-	lineBytes             int      // the length of the line just read
+	// webhookKey opens the sealed secrets of the file's webhooks (with
+	// people only: webhookformat.go).
+	webhookKey []byte
+	queue      []queued // items read, not yet written (batch.go)
+	queueBytes int      // the queued items' lines, in bytes
+	lineBytes  int      // the length of the line just read
 }
 
 // Load reads a file written by Export from r and puts every item into
@@ -423,6 +426,10 @@ func (im *loader) put(l *line) error {
 			return nil
 		}
 		return im.write(KindRequest, r.Key.Principal+" "+r.Key.RequestID, board.TransferredItem{Request: r})
+	case KindWebhookKey:
+		return im.putWebhookKey(l)
+	case KindWebhook:
+		return im.putWebhook(l)
 	case KindPerson, KindToken, KindOAuthClient, KindOAuthGrant, KindOAuthToken:
 		if !im.head.WithPeople {
 			return fmt.Errorf("a %s line in a file whose header says it holds no people (with_people false): the file was altered or damaged; export it again", l.Kind)

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
@@ -70,33 +71,107 @@ type hookData struct {
 	CreatedAt time.Time             `json:"created_at"`
 }
 
-// CreateSubscription puts the subscription (its id is new and random, so
-// a resent put meets nothing but itself).
-func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription) error {
-	data, err := json.Marshal(hookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: sub.CreatedAt.UTC()})
+// CreateSubscription is one transaction: the request record, on the
+// condition that no unexpired record holds its key, and the subscription
+// (its id is new and random, so a resent write meets nothing but itself).
+func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription, req ledger.Record) error {
+	item, err := hookItem(sub)
 	if err != nil {
 		return err
 	}
+	now := req.CreatedAt
+	var w writeAttempts
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		txid := newTxID()
+		w.txids = append(w.txids, txid)
+		rec, part, err := recordItems(req, txid)
+		if err != nil {
+			return err
+		}
+		cond, names, values := recordCondition(now)
+		items := []types.TransactWriteItem{s.put(rec, cond, names, values, true), s.put(item, "", nil, nil, false)}
+		if part != nil {
+			items = append(items, s.put(part, "", nil, nil, false))
+		}
+		c, err := s.commit(ctx, items)
+		switch {
+		case err != nil:
+			return err
+		case c == nil:
+			return nil
+		case c.failedAt(0):
+			verdict, old, err := s.existingRecord(ctx, req.Key, c.old[0], now, w)
+			if err != nil {
+				return err
+			}
+			switch verdict {
+			case recordOurs:
+				return nil
+			case recordTaken:
+				return &ledger.ExistsError{Record: *old}
+			}
+			continue // the record expired meanwhile: write again
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("dynamo: creating webhook %s kept conflicting after %d attempts; nothing was written by this call", sub.ID, maxAttempts)
+}
+
+// hookItem is a subscription's item.
+func hookItem(sub webhook.Subscription) (map[string]types.AttributeValue, error) {
+	data, err := json.Marshal(hookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: sub.CreatedAt.UTC()})
+	if err != nil {
+		return nil, err
+	}
 	progress, err := json.Marshal(sub.Progress)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	item := hookKey(sub.ID)
 	item[attrType] = str(typeWebhook)
 	item[attrHookWorkspace] = str(sub.Workspace)
 	item[attrHookData] = str(string(data))
-	item[attrHookSecret] = &types.AttributeValueMemberB{Value: sub.SealedSecret}
+	if len(sub.SealedSecret) > 0 { // a subscription moved without its secret has none
+		item[attrHookSecret] = &types.AttributeValueMemberB{Value: sub.SealedSecret}
+	}
 	item[attrHookPaused] = &types.AttributeValueMemberBOOL{Value: sub.Paused}
 	item[attrHookReason] = str(sub.PausedReason)
 	item[attrHookCursor] = str(sub.Progress.Cursor)
 	item[attrHookProgress] = str(string(progress))
-	done, err := s.exclusiveWrite(ctx)
+	return item, nil
+}
+
+// PutSubscription stores a moved subscription on the condition that
+// nothing is under its id; otherwise AlreadyThere when the stored one is
+// the same (webhook.SameTransferred), else Collision.
+func (s *Store) PutSubscription(ctx context.Context, sub webhook.Subscription) (board.PutOutcome, error) {
+	item, err := hookItem(sub)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	defer done()
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
-	return err
+	c, err := s.commit(ctx, []types.TransactWriteItem{s.put(item, "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil, true)})
+	switch {
+	case err != nil:
+		return 0, err
+	case c == nil:
+		return board.Added, nil
+	}
+	old := c.old[0]
+	if len(old) == 0 {
+		if old, err = s.getItem(ctx, hookKey(sub.ID)); err != nil {
+			return 0, err
+		}
+	}
+	have, err := decodeHook(old)
+	if err != nil {
+		return 0, err
+	}
+	if webhook.SameTransferred(have, sub) {
+		return board.AlreadyThere, nil
+	}
+	return board.Collision, nil
 }
 
 func decodeHook(item map[string]types.AttributeValue) (webhook.Subscription, error) {

@@ -17,8 +17,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/netguard"
 )
 
 // Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document):
@@ -27,9 +28,9 @@ import (
 // request forgery risk, so the fetch (docs/oauth.md):
 //
 //   - connects only to public unicast addresses, checked at dial time for
-//     every address the name resolved to (a name that resolves, or
-//     re-resolves, to 127.0.0.1 or 10.0.0.0/8 is refused where the
-//     connection is made, not only where the URL is read);
+//     every address the name resolved to (internal/netguard: a name that
+//     resolves, or re-resolves, to 127.0.0.1 or 10.0.0.0/8 is refused where
+//     the connection is made, not only where the URL is read);
 //   - uses no proxy (the check must see the real destination);
 //   - follows no redirect (the draft forbids it; a 3xx is an error);
 //   - gives up after a timeout, reads at most a size cap, wants 200 and JSON;
@@ -71,7 +72,7 @@ func newFetcher(cfg FetchConfig) *fetcher {
 	if cfg.MaxBytes == 0 {
 		cfg.MaxBytes = defaultFetchMaxBytes
 	}
-	dialer := &net.Dialer{Timeout: cfg.Timeout, Control: dialGuard(cfg.Permit)}
+	dialer := &net.Dialer{Timeout: cfg.Timeout, Control: netguard.DialControl(cfg.Permit, "")}
 	transport := &http.Transport{
 		Proxy:                  nil,
 		DialContext:            dialer.DialContext,
@@ -90,63 +91,6 @@ func newFetcher(cfg FetchConfig) *fetcher {
 			return http.ErrUseLastResponse // never followed: answered as an error below
 		},
 	}}
-}
-
-// dialGuard refuses a connection to an address that is not public unicast,
-// unless permit allows it. It runs for each address the dialer tries, after
-// name resolution: what is checked is where the connection goes.
-func dialGuard(permit func(netip.AddrPort) bool) func(network, address string, _ syscall.RawConn) error {
-	return func(network, address string, _ syscall.RawConn) error {
-		ap, err := netip.ParseAddrPort(address)
-		if err != nil {
-			return fmt.Errorf("refusing to connect to %q: not an IP address and port", address)
-		}
-		if permit != nil && permit(ap) {
-			return nil
-		}
-		if !publicAddr(ap.Addr()) {
-			return fmt.Errorf("refusing to connect to %s: not a public address", ap.Addr())
-		}
-		return nil
-	}
-}
-
-// specialUse are ranges that are no public host (the IANA IPv4 and IPv6
-// special-purpose address registries, RFC 6890 and its updates) beyond what
-// netip's predicates name: shared address space, IETF protocol
-// assignments, documentation (192.0.2/24 and friends, 2001:db8::/32,
-// 3fff::/20), benchmarking, reserved, the 6to4 relay anycast, IPv4-
-// compatible (::/96) and IPv4-translated (::ffff:0:0:0/96) addresses,
-// NAT64 and 6to4 (which embed IPv4 addresses that may be private),
-// Teredo, discard, SRv6 SIDs (5f00::/16), unique and site local.
-// (Parsed on first use, not at start: a cold start pays nothing for it.)
-var specialUse = sync.OnceValue(func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, p := range []string{
-		"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24",
-		"203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
-		"192.88.99.0/24",
-		"::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32", "2002::/16",
-		"3fff::/20", "5f00::/16", "fc00::/7", "fec0::/10",
-	} {
-		out = append(out, netip.MustParsePrefix(p))
-	}
-	return out
-})
-
-// publicAddr: a global unicast address outside every special-use range.
-func publicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() ||
-		ip.IsMulticast() || ip.IsUnspecified() {
-		return false
-	}
-	for _, p := range specialUse() {
-		if p.Contains(ip) {
-			return false
-		}
-	}
-	return true
 }
 
 // checkClientIDURL says whether id can be a metadata document's URL: https,
@@ -281,7 +225,7 @@ func shortFetchReason(err error) string {
 	var unknownAuthority x509.UnknownAuthorityError
 	var hostname x509.HostnameError
 	switch {
-	case strings.Contains(err.Error(), "not a public address"):
+	case strings.Contains(err.Error(), netguard.NotPublic):
 		return "its host is not a public address"
 	case errors.As(err, &dns):
 		return "its host name could not be resolved"

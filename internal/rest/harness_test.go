@@ -158,6 +158,8 @@ type env struct {
 	// runners are the local task runners of the instances (with
 	// envOptions.runner), in the order they were started.
 	runners []*tasks.Local
+	// hookKeys numbers the Idempotency-Keys of webhook creations.
+	hookKeys int
 
 	// tokens by name: alice (admin, herself), claude (ai:claude for
 	// alice), bob (member, himself), botbob (ai:claude for bob).

@@ -50,6 +50,7 @@ func openAPIDocument() obj {
 		}
 		item[strings.ToLower(rt.method)] = operation(rt)
 	}
+	addWebhookPaths(paths)
 	paths["/openapi.json"] = obj{"get": obj{
 		"operationId": "getOpenAPI", "summary": "This document", "security": []any{},
 		"description": "The OpenAPI 3.1 document of this API, generated from the same Go types as the MCP tools' schemas. Needs no credential.",
@@ -61,7 +62,7 @@ func openAPIDocument() obj {
 			"title":   "ticket-ledger REST API",
 			"version": apiVersion,
 			"description": "A shared ticket board for people and AI agents where every write happens exactly once. " +
-				"Every POST and PATCH, and the DELETE of a relation, needs an Idempotency-Key: the same key with the same body replays the first answer " +
+				"Every POST and PATCH, and the DELETE of a relation, needs an Idempotency-Key (but the webhook actions pause, resume, redeliver and test: pausing twice is pausing, and a send is meant to send once more): the same key with the same body replays the first answer " +
 				"(Idempotent-Replayed: true); with another body it is refused (422); while the first is still running, 409. " +
 				"Keys share one namespace per caller with MCP's request_id. Errors are RFC 9457 problem details with the domain's code.",
 		},
@@ -97,9 +98,7 @@ func operation(rt route) obj {
 		}
 	}
 	if rt.write {
-		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": true,
-			"description": "A new unique key (e.g. a UUID) for each new intent; the same key with the same body to retry. 1-128 of A-Z a-z 0-9 . _ : - (the request_id of MCP).",
-			"schema":      obj{"type": "string", "pattern": fmt.Sprintf("^\"?[%s]{1,%d}\"?$", ledger.RequestIDChars, ledger.MaxRequestIDLength)}})
+		params = append(params, idempotencyKeyParam())
 	}
 	if info.IfMatch {
 		params = append(params, obj{"name": "If-Match", "in": "header", "required": false,
@@ -146,6 +145,13 @@ func operation(rt route) obj {
 		out["requestBody"] = obj{"required": true, "content": content}
 	}
 	return out
+}
+
+// idempotencyKeyParam is the header every write requires.
+func idempotencyKeyParam() obj {
+	return obj{"name": "Idempotency-Key", "in": "header", "required": true,
+		"description": "A new unique key (e.g. a UUID) for each new intent; the same key with the same body to retry. 1-128 of A-Z a-z 0-9 . _ : - (the request_id of MCP).",
+		"schema":      obj{"type": "string", "pattern": fmt.Sprintf("^\"?[%s]{1,%d}\"?$", ledger.RequestIDChars, ledger.MaxRequestIDLength)}}
 }
 
 // schemaJSON embeds a JSON Schema as it marshals (OpenAPI 3.1 schemas are

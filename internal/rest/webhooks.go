@@ -14,8 +14,8 @@ import (
 // Webhook subscriptions are managed by admins over REST (and on the
 // board), not by agents, so they are no operation of internal/operations
 // (which are MCP tools too): their routes are served here, behind the same
-// authentication and cross-origin protection as every route. They are not
-// in the OpenAPI document yet.
+// authentication and cross-origin protection as every route. webhookdoc.go
+// describes them in the OpenAPI document.
 
 // webhookBodyBytes bounds a webhook route's body.
 const webhookBodyBytes = 16 << 10
@@ -28,8 +28,18 @@ func mountWebhooks(api *http.ServeMux, hooks *webhook.Service) {
 		if !readWebhookBody(w, r, &in) {
 			return
 		}
-		in.Workspace = r.PathValue("slug")
+		// The key is read after the body, as on every route: a body that
+		// cannot be a call is refused first, whatever its key.
+		key, err := idempotencyKey(r)
+		if err != nil {
+			writeRefusal(w, err)
+			return
+		}
+		in.RequestID, in.Workspace = key, r.PathValue("slug")
 		out, err := hooks.Create(r.Context(), in)
+		if err == nil && out.WasReplayed() {
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
 		answerWebhook(w, http.StatusCreated, out, err)
 	})
 	api.HandleFunc("GET "+base, func(w http.ResponseWriter, r *http.Request) {

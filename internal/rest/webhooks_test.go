@@ -3,9 +3,9 @@ package rest_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,30 +13,72 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
-// hookCall sends one request to a webhook route (they are not in the
-// OpenAPI document, so the harness's validation is not used).
+// hookCall sends one request to a webhook route of the inbox workspace,
+// validated against the OpenAPI document like every call of these tests;
+// a creation gets a fresh Idempotency-Key.
 func (e *env) hookCall(method, path, token string, body any) (int, []byte) {
 	e.t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		r = bytes.NewReader(b)
+	key := ""
+	if method == "POST" && path == "" {
+		e.hookKeys++
+		key = "hook-" + strconv.Itoa(e.hookKeys)
 	}
-	req, err := http.NewRequest(method, e.url+"/api/v1/workspaces/inbox/webhooks"+path, r)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+e.tokens[token])
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
+	a := e.do(call{method: method, path: hooksPath + path, token: e.tokens[token], key: key, body: body})
+	return a.status, a.body
+}
+
+// hookCallKey sends one request with an Idempotency-Key ("" for none);
+// malformed says it breaks the document on purpose.
+func (e *env) hookCallKey(method, path, token, key string, body any, malformed bool) (int, http.Header, []byte) {
+	e.t.Helper()
+	a := e.do(call{method: method, path: hooksPath + path, token: e.tokens[token], key: key, body: body, malformed: malformed})
+	return a.status, a.header, a.body
+}
+
+const hooksPath = "/api/v1/workspaces/inbox/webhooks"
+
+// hooksEnv is a server with webhooks on backend.
+func hooksEnv(t *testing.T, backend string) *env {
+	return newEnv(t, backend, envOptions{hooks: func(store board.Store) *webhook.Service {
+		ws, ok := store.(webhook.Store)
+		if !ok {
+			t.Skipf("the %s store keeps no webhooks", backend)
+		}
+		return webhook.New(webhook.Config{Store: ws, Secrets: store, Workspaces: store, BaseURL: "http://board.test", AllowPrivate: true})
+	}})
+}
+
+// A creation sent again with its Idempotency-Key answers the first answer,
+// byte for byte, the signing secret included, marked Idempotent-Replayed,
+// and makes no second subscription; without a key nothing is created;
+// another body under the key is refused.
+func TestWebhookCreationRetryAnswersTheFirstAnswer(t *testing.T) {
+	eachStore(t, func(t *testing.T, backend string) {
+		e := hooksEnv(t, backend)
+		body := map[string]any{"url": "http://127.0.0.1:9/hook", "format": "slack"}
+		status, h, first := e.hookCallKey("POST", "", "alice", "make-hook", body, false)
+		if status != http.StatusCreated || h.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("create: %d %v %s", status, h, first)
+		}
+		status, h, again := e.hookCallKey("POST", "", "alice", "make-hook", body, false)
+		if status != http.StatusCreated || h.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first, again) {
+			t.Fatalf("the retry answered %d %v\n%s\nwant 201, Idempotent-Replayed and\n%s", status, h, again, first)
+		}
+		if status, body := e.hookCall("GET", "", "alice", nil); status != http.StatusOK || strings.Count(string(body), `"url"`) != 1 {
+			t.Fatalf("after the retry: %d %s, want one webhook", status, body)
+		}
+		status, _, refused := e.hookCallKey("POST", "", "alice", "make-hook", map[string]any{"url": "http://127.0.0.1:9/other"}, false)
+		if status != http.StatusUnprocessableEntity || !strings.Contains(string(refused), "request_id_reused") {
+			t.Fatalf("another body under the key: %d %s", status, refused)
+		}
+		status, _, refused = e.hookCallKey("POST", "", "alice", "", body, true)
+		if status != http.StatusBadRequest || !strings.Contains(string(refused), "Idempotency-Key") {
+			t.Fatalf("no key: %d %s", status, refused)
+		}
+		if status, body := e.hookCall("GET", "", "alice", nil); strings.Count(string(body), `"url"`) != 1 {
+			t.Fatalf("refused creations wrote: %d %s", status, body)
+		}
+	})
 }
 
 func TestWebhookRoutes(t *testing.T) {
@@ -47,13 +89,7 @@ func TestWebhookRoutes(t *testing.T) {
 			w.WriteHeader(http.StatusNoContent)
 		}))
 		defer receiver.Close()
-		e := newEnv(t, backend, envOptions{hooks: func(store board.Store) *webhook.Service {
-			ws, ok := store.(webhook.Store)
-			if !ok {
-				t.Skipf("the %s store keeps no webhooks", backend)
-			}
-			return webhook.New(webhook.Config{Store: ws, Secrets: store, Workspaces: store, BaseURL: "http://board.test", AllowPrivate: true})
-		}})
+		e := hooksEnv(t, backend)
 
 		status, body := e.hookCall("POST", "", "alice", map[string]any{"url": receiver.URL, "events": []any{"ticket.created", map[string]string{"kind": "ticket.moved", "to": "waiting_human"}}})
 		if status != http.StatusCreated {
@@ -73,7 +109,7 @@ func TestWebhookRoutes(t *testing.T) {
 				t.Fatalf("%s listed webhooks: %d", who, status)
 			}
 		}
-		if status, body := e.hookCall("POST", "", "alice", map[string]any{"url": receiver.URL, "secret": "mine"}); status != http.StatusBadRequest {
+		if status, _, body := e.hookCallKey("POST", "", "alice", "unknown-field", map[string]any{"url": receiver.URL, "secret": "mine"}, true); status != http.StatusBadRequest {
 			t.Fatalf("an unknown field: %d %s", status, body)
 		}
 		if status, body := e.hookCall("POST", "", "alice", map[string]any{"url": "ftp://x"}); status != http.StatusUnprocessableEntity && status != http.StatusBadRequest {
@@ -118,4 +154,80 @@ func TestWebhookRoutes(t *testing.T) {
 			t.Fatalf("get after delete: %d", status)
 		}
 	})
+}
+
+// Every webhook route is in the OpenAPI document, and what each answers,
+// its refusals included (problem details), matches it: every exchange
+// below is validated, none is skipped as undocumented.
+func TestWebhookRoutesMatchTheDocument(t *testing.T) {
+	e := hooksEnv(t, "sqlite")
+	doc := decodeAs[struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+		} `json:"paths"`
+	}](t, e.ok(call{method: "GET", path: "/api/v1/openapi.json"}, http.StatusOK))
+	for _, op := range []struct{ method, path, id string }{
+		{"post", "/workspaces/{slug}/webhooks", "createWebhook"}, {"get", "/workspaces/{slug}/webhooks", "listWebhooks"},
+		{"get", "/workspaces/{slug}/webhooks/{id}", "getWebhook"}, {"delete", "/workspaces/{slug}/webhooks/{id}", "deleteWebhook"},
+		{"post", "/workspaces/{slug}/webhooks/{id}/pause", "pauseWebhook"}, {"post", "/workspaces/{slug}/webhooks/{id}/resume", "resumeWebhook"},
+		{"post", "/workspaces/{slug}/webhooks/{id}/redeliver", "redeliverWebhookEvent"}, {"post", "/workspaces/{slug}/webhooks/{id}/test", "testWebhook"},
+	} {
+		if got := doc.Paths[op.path][op.method].OperationID; got != op.id {
+			t.Errorf("%s %s: operationId %q, want %q", op.method, op.path, got, op.id)
+		}
+	}
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
+	defer receiver.Close()
+	alice := e.tokens["alice"]
+	before := e.oapi.responses.Load()
+	calls := int64(0)
+	send := func(c call, status int, code string) answer {
+		t.Helper()
+		calls++
+		a := e.ok(c, status)
+		if code != "" {
+			if p := a.problem(t); p.Code != code {
+				t.Fatalf("%s %s: code %q, want %q", c.method, c.path, p.Code, code)
+			}
+		}
+		return a
+	}
+	made := decodeAs[webhook.Created](t, send(call{method: "POST", path: hooksPath, token: alice, key: "doc-1", body: map[string]any{"url": receiver.URL}}, http.StatusCreated, ""))
+	one := hooksPath + "/" + made.Subscription.ID
+	send(call{method: "POST", path: hooksPath, token: alice, key: "doc-1", body: map[string]any{"url": receiver.URL}}, http.StatusCreated, "")
+	send(call{method: "POST", path: hooksPath, token: alice, key: "doc-1", body: map[string]any{"url": receiver.URL + "/x"}}, http.StatusUnprocessableEntity, "request_id_reused")
+	send(call{method: "POST", path: hooksPath, token: alice, body: map[string]any{"url": receiver.URL}, malformed: true}, http.StatusBadRequest, "invalid")
+	send(call{method: "POST", path: hooksPath, token: alice, key: "doc-2", body: map[string]any{"url": "ftp://x"}}, http.StatusBadRequest, "invalid")
+	send(call{method: "POST", path: hooksPath, token: alice, key: "doc-3", body: map[string]any{"url": receiver.URL, "format": "xml"}, malformed: true}, http.StatusBadRequest, "invalid")
+	send(call{method: "POST", path: hooksPath, token: alice, key: "doc-4", body: `{"url": "` + strings.Repeat("a", 17<<10) + `"}`}, http.StatusRequestEntityTooLarge, "invalid")
+	send(call{method: "POST", path: hooksPath, token: alice, key: "doc-5", body: "url=x", header: map[string]string{"Content-Type": "text/plain"}, malformed: true}, http.StatusUnsupportedMediaType, "invalid")
+	send(call{method: "POST", path: hooksPath, token: e.tokens["bob"], key: "doc-6", body: map[string]any{"url": receiver.URL}}, http.StatusForbidden, "forbidden")
+	send(call{method: "POST", path: "/api/v1/workspaces/nowhere/webhooks", token: alice, key: "doc-7", body: map[string]any{"url": receiver.URL}}, http.StatusNotFound, "not_found")
+	send(call{method: "GET", path: hooksPath, token: ""}, http.StatusUnauthorized, "")
+	send(call{method: "GET", path: hooksPath, token: alice}, http.StatusOK, "")
+	send(call{method: "GET", path: one, token: alice}, http.StatusOK, "")
+	send(call{method: "GET", path: hooksPath + "/wh_none", token: alice}, http.StatusNotFound, "not_found")
+	send(call{method: "POST", path: one + "/pause", token: alice}, http.StatusOK, "")
+	send(call{method: "POST", path: one + "/resume", token: alice}, http.StatusOK, "")
+	send(call{method: "POST", path: one + "/test", token: alice}, http.StatusOK, "")
+	send(call{method: "POST", path: hooksPath + "/wh_none/test", token: alice}, http.StatusNotFound, "not_found")
+
+	e.createTicket(alice, "inbox", "doc-ticket", map[string]any{"title": "Something to send again"})
+	evs, err := e.b.store.ListEvents(t.Context(), "inbox", 1)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("the ticket's event: %v %v", evs, err)
+	}
+	calls++ // createTicket's call
+	send(call{method: "POST", path: one + "/redeliver", token: alice, body: map[string]string{"event_id": evs[0].ID}}, http.StatusOK, "")
+	send(call{method: "POST", path: one + "/redeliver", token: alice, body: map[string]string{}, malformed: true}, http.StatusBadRequest, "invalid")
+
+	for i := 1; i < webhook.MaxPerWorkspace; i++ {
+		send(call{method: "POST", path: hooksPath, token: alice, key: "fill-" + strconv.Itoa(i), body: map[string]any{"url": receiver.URL}}, http.StatusCreated, "")
+	}
+	send(call{method: "POST", path: hooksPath, token: alice, key: "one-too-many", body: map[string]any{"url": receiver.URL}}, http.StatusConflict, "conflict")
+	send(call{method: "DELETE", path: one, token: alice}, http.StatusNoContent, "")
+	send(call{method: "DELETE", path: one, token: alice}, http.StatusNotFound, "not_found")
+	if got := e.oapi.responses.Load() - before; got != calls {
+		t.Fatalf("%d of %d answers were validated against the document", got, calls)
+	}
 }

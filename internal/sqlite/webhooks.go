@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
@@ -48,8 +49,9 @@ type webhookData struct {
 	CreatedAt string                `json:"created_at"`
 }
 
-// CreateSubscription inserts the subscription.
-func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription) error {
+// CreateSubscription inserts the subscription and its creation's request
+// record in one transaction.
+func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription, rec ledger.Record) error {
 	data, err := json.Marshal(webhookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: formatTime(sub.CreatedAt)})
 	if err != nil {
 		return err
@@ -59,9 +61,15 @@ func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription
 		return err
 	}
 	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := claimKey(ctx, tx, rec.Key, rec.CreatedAt); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, workspace, created_at, data, secret, paused, paused_reason, cursor, progress) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sub.ID, sub.Workspace, formatTime(sub.CreatedAt), string(data), sub.SealedSecret, sub.Paused, sub.PausedReason, sub.Progress.Cursor, string(progress))
-		return err
+		if err != nil {
+			return err
+		}
+		return putRequest(ctx, tx, rec)
 	})
 }
 
@@ -268,4 +276,45 @@ func (s *Store) FindEvent(ctx context.Context, workspace, id string) (webhook.Fe
 		return fe, board.ErrNotFound
 	}
 	return fe, err
+}
+
+// PutSubscription stores a moved subscription unless one is stored under
+// its id: then AlreadyThere when it is the same one
+// (webhook.SameTransferred), else Collision.
+func (s *Store) PutSubscription(ctx context.Context, sub webhook.Subscription) (board.PutOutcome, error) {
+	data, err := json.Marshal(webhookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: formatTime(sub.CreatedAt)})
+	if err != nil {
+		return 0, err
+	}
+	progress, err := json.Marshal(sub.Progress)
+	if err != nil {
+		return 0, err
+	}
+	secret := sub.SealedSecret
+	if secret == nil {
+		secret = []byte{}
+	}
+	var out board.PutOutcome
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, workspace, created_at, data, secret, paused, paused_reason, cursor, progress)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			sub.ID, sub.Workspace, formatTime(sub.CreatedAt), string(data), secret, sub.Paused, sub.PausedReason, sub.Progress.Cursor, string(progress))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			out = board.Added
+			return nil
+		}
+		have, err := scanWebhook(tx.QueryRowContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = ?`, sub.ID))
+		if err != nil {
+			return err
+		}
+		out = board.Collision
+		if webhook.SameTransferred(have, sub) {
+			out = board.AlreadyThere
+		}
+		return nil
+	})
+	return out, err
 }

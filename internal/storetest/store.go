@@ -5,6 +5,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/boardfile"
 	"github.com/ticket-ledger/ticket-ledger/internal/oauth"
+	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
 // Store is everything a backend implements, and so what the suite checks:
@@ -21,4 +22,5 @@ type Store interface {
 	oauth.Store
 	boardfile.TransferStore
 	boardfile.OAuthTransferStore
+	webhook.Store
 }

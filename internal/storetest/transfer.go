@@ -36,6 +36,10 @@ func RunTransfer(t *testing.T, newStore func(t *testing.T) Store) {
 			tc.run(t, newFixture(t, newStore(t)))
 		})
 	}
+	t.Run("Webhooks", func(t *testing.T) {
+		t.Parallel()
+		moveWebhooks(t, newFixture(t, newStore(t)), newStore)
+	})
 }
 
 // wantPut checks one put's outcome.

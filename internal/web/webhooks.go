@@ -62,7 +62,7 @@ func (s *Server) showWebhooks(w http.ResponseWriter, r *http.Request, status int
 
 // createWebhook subscribes the URL and shows the secret once.
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
-	in := webhook.CreateInput{Workspace: r.PathValue("slug"), URL: strings.TrimSpace(r.PostFormValue("url")),
+	in := webhook.CreateInput{RequestID: r.PostFormValue("request_id"), Workspace: r.PathValue("slug"), URL: strings.TrimSpace(r.PostFormValue("url")),
 		Format: webhook.Format(r.PostFormValue("format"))}
 	for _, kind := range r.PostForm["events"] {
 		f := webhook.EventFilter{Kind: kind}

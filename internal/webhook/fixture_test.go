@@ -80,6 +80,9 @@ func (f *fixture) move(t *testing.T, id string, to board.Status) {
 func (f *fixture) subscribe(t *testing.T, r *receiver, in webhook.CreateInput) webhook.Subscription {
 	t.Helper()
 	in.Workspace, in.URL = "inbox", r.URL+"/hook"
+	if in.RequestID == "" {
+		in.RequestID = f.rid()
+	}
 	c, err := f.hooks.Create(f.admin, in)
 	if err != nil {
 		t.Fatal(err)

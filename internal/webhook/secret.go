@@ -25,16 +25,30 @@ const sealSecretName = "webhook-seal"
 const sealKeyBytes = 32
 
 // sealer seals and opens signing secrets.
-type sealer struct{ aead cipher.AEAD }
+type sealer struct {
+	key  []byte
+	aead cipher.AEAD
+}
 
 // newSealer reads (or, the first time, makes) the server's sealing key.
 func newSealer(ctx context.Context, secrets board.SecretStore) (*sealer, error) {
 	candidate := make([]byte, sealKeyBytes)
 	rand.Read(candidate)
+	return adoptSealer(ctx, secrets, candidate)
+}
+
+// adoptSealer reads the server's sealing key, or makes candidate that key
+// when there is none yet.
+func adoptSealer(ctx context.Context, secrets board.SecretStore, candidate []byte) (*sealer, error) {
 	key, err := secrets.ServerSecret(ctx, sealSecretName, candidate)
 	if err != nil {
 		return nil, fmt.Errorf("reading the key that seals webhook secrets: %w", err)
 	}
+	return sealerOf(key)
+}
+
+// sealerOf is the sealer of a key.
+func sealerOf(key []byte) (*sealer, error) {
 	if len(key) < sealKeyBytes {
 		return nil, fmt.Errorf("the key that seals webhook secrets has %d bytes, want %d", len(key), sealKeyBytes)
 	}
@@ -46,7 +60,7 @@ func newSealer(ctx context.Context, secrets board.SecretStore) (*sealer, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &sealer{aead: aead}, nil
+	return &sealer{key: key[:sealKeyBytes], aead: aead}, nil
 }
 
 func (s *sealer) seal(subID, secret string) []byte {

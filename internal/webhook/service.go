@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
 // DefaultSchedule is the wait after each failure in a row; the last wait
@@ -49,8 +50,12 @@ type Config struct {
 	// Poll: DefaultPoll when unset. Timeout: Timeout when unset.
 	Poll    time.Duration
 	Timeout time.Duration
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// Retention is how long a creation's request record answers a retry:
+	// ledger.DefaultRetention when unset (the board's, so that one
+	// request_id namespace keeps one rule).
+	Retention time.Duration
+	Now       func() time.Time
+	Logger    *slog.Logger
 }
 
 // Service manages subscriptions and delivers events.
@@ -78,6 +83,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = Timeout
+	}
+	if cfg.Retention <= 0 {
+		cfg.Retention = ledger.DefaultRetention
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -121,26 +129,44 @@ func admin(ctx context.Context) error {
 
 // CreateInput subscribes a URL to a workspace.
 type CreateInput struct {
+	// RequestID makes the creation happen once (REST: the Idempotency-Key
+	// header; the board's form carries one).
+	RequestID string        `json:"-"`
 	Workspace string        `json:"-"`
 	URL       string        `json:"url"`
 	Events    []EventFilter `json:"events,omitempty"`
 	Format    Format        `json:"format,omitempty"`
 }
 
-// Created is a new subscription with its signing secret, shown this once.
+// Created is a new subscription with its signing secret, shown in this
+// answer (and its replays: createonce.go) only.
 type Created struct {
 	Subscription Subscription `json:"subscription"`
 	Secret       string       `json:"secret"`
+	replayed     bool
 }
 
-// Create subscribes a URL. The subscription starts at the workspace's
-// newest event: it is sent what happens from now on.
+// WasReplayed says whether this is the answer of an earlier call with the
+// same request_id (REST: Idempotent-Replayed).
+func (c Created) WasReplayed() bool { return c.replayed }
+
+// Create subscribes a URL, once per request_id. The subscription starts at
+// the workspace's newest event: it is sent what happens from now on.
 func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 	if err := admin(ctx); err != nil {
 		return Created{}, err
 	}
 	if err := s.workspace(ctx, in.Workspace); err != nil {
 		return Created{}, err
+	}
+	rec, err := s.createRecord(ctx, in)
+	if err != nil {
+		return Created{}, err
+	}
+	// A retry is answered before the checks: the bound on subscriptions
+	// may be reached by the first call's own.
+	if out, found, err := s.earlierAnswer(ctx, rec); found || err != nil {
+		return out, err
 	}
 	if in.Format == "" {
 		in.Format = FormatJSON
@@ -176,7 +202,15 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 		sub.Events = []EventFilter{}
 	}
 	sub.SealedSecret = seal.seal(sub.ID, secret)
-	if err := s.cfg.Store.CreateSubscription(ctx, sub); err != nil {
+	if rec.Result, err = recordResult(sub); err != nil {
+		return Created{}, s.internal(err)
+	}
+	err = s.cfg.Store.CreateSubscription(ctx, sub, rec)
+	var exists *ledger.ExistsError
+	switch {
+	case errors.As(err, &exists): // a concurrent call with the same key won
+		return s.answerExisting(ctx, exists.Record, rec)
+	case err != nil:
 		return Created{}, s.internal(err)
 	}
 	return Created{Subscription: sub, Secret: secret}, nil
@@ -265,8 +299,12 @@ func (s *Service) Delete(ctx context.Context, workspace, id string) error {
 // SetPaused pauses or resumes a subscription; a resumed one tries the
 // event it was held at again at once.
 func (s *Service) SetPaused(ctx context.Context, workspace, id string, paused bool) (Subscription, error) {
-	if _, err := s.find(ctx, workspace, id); err != nil {
+	sub, err := s.find(ctx, workspace, id)
+	if err != nil {
 		return Subscription{}, err
+	}
+	if !paused && len(sub.SealedSecret) == 0 {
+		return Subscription{}, board.Errorf(board.CodeInvalid, "webhook %s cannot be resumed: it has no signing secret (it was moved without one; only import-board --with-people carries secrets). Delete it and subscribe its URL again", id)
 	}
 	reason := ""
 	if paused {

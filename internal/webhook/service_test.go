@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -20,7 +22,7 @@ func TestOnlyAdminsManageWebhooks(t *testing.T) {
 		"agent":  {Author: "ai:claude", OnBehalfOf: "human:alice"},
 	} {
 		ctx := board.WithPrincipal(t.Context(), p)
-		_, err := f.hooks.Create(ctx, webhook.CreateInput{Workspace: "inbox", URL: r.URL})
+		_, err := f.hooks.Create(ctx, webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: r.URL})
 		if board.ErrorCode(err) != board.CodeForbidden {
 			t.Fatalf("%s: create answered %v, want forbidden", name, err)
 		}
@@ -38,7 +40,7 @@ func TestOnlyAdminsManageWebhooks(t *testing.T) {
 
 func TestTheSecretIsShownOnceAndKeptSealed(t *testing.T) {
 	f := newFixture(t, webhook.Config{AllowPrivate: true})
-	c, err := f.hooks.Create(f.admin, webhook.CreateInput{Workspace: "inbox", URL: "http://127.0.0.1:9/hook"})
+	c, err := f.hooks.Create(f.admin, webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "http://127.0.0.1:9/hook"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,18 +68,18 @@ func TestCreateRefusesBadInput(t *testing.T) {
 		code board.Code
 		say  string
 	}{
-		{webhook.CreateInput{Workspace: "inbox", URL: "http://hooks.example.com/x"}, board.CodeInvalid, "must be https"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://127.0.0.1/x"}, board.CodeInvalid, "not a public address"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://10.1.2.3/x"}, board.CodeInvalid, "not a public address"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://[::1]/x"}, board.CodeInvalid, "not a public address"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://169.254.169.254/latest"}, board.CodeInvalid, "not a public address"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://user:pw@hooks.example.com/"}, board.CodeInvalid, "user information"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "hooks.example.com"}, board.CodeInvalid, "absolute URL"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://hooks.example.com/", Format: "xml"}, board.CodeInvalid, "json or slack"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://hooks.example.com/", Events: []webhook.EventFilter{{Kind: "ticket.deleted"}}}, board.CodeInvalid, "no event kind"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://hooks.example.com/", Events: []webhook.EventFilter{{Kind: "note.added", To: "done"}}}, board.CodeInvalid, "narrows only ticket.moved"},
-		{webhook.CreateInput{Workspace: "inbox", URL: "https://hooks.example.com/", Events: []webhook.EventFilter{{Kind: "ticket.moved", To: "gone"}}}, board.CodeInvalid, "no status"},
-		{webhook.CreateInput{Workspace: "nowhere", URL: "https://hooks.example.com/"}, board.CodeNotFound, "does not exist"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "http://hooks.example.com/x"}, board.CodeInvalid, "must be https"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://127.0.0.1/x"}, board.CodeInvalid, "not a public address"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://10.1.2.3/x"}, board.CodeInvalid, "not a public address"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://[::1]/x"}, board.CodeInvalid, "not a public address"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://169.254.169.254/latest"}, board.CodeInvalid, "not a public address"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://user:pw@hooks.example.com/"}, board.CodeInvalid, "user information"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "hooks.example.com"}, board.CodeInvalid, "absolute URL"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://hooks.example.com/", Format: "xml"}, board.CodeInvalid, "json or slack"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://hooks.example.com/", Events: []webhook.EventFilter{{Kind: "ticket.deleted"}}}, board.CodeInvalid, "no event kind"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://hooks.example.com/", Events: []webhook.EventFilter{{Kind: "note.added", To: "done"}}}, board.CodeInvalid, "narrows only ticket.moved"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://hooks.example.com/", Events: []webhook.EventFilter{{Kind: "ticket.moved", To: "gone"}}}, board.CodeInvalid, "no status"},
+		{webhook.CreateInput{RequestID: f.rid(), Workspace: "nowhere", URL: "https://hooks.example.com/"}, board.CodeNotFound, "does not exist"},
 	} {
 		_, err := f.hooks.Create(f.admin, tc.in)
 		if board.ErrorCode(err) != tc.code || !strings.Contains(err.Error(), tc.say) {
@@ -101,7 +103,7 @@ func TestSendsOnlyToPublicAddresses(t *testing.T) {
 	r := newReceiver(t)
 	f := newFixture(t, webhook.Config{})
 	port := r.Listener.Addr().String()[strings.LastIndex(r.Listener.Addr().String(), ":"):]
-	c, err := f.hooks.Create(f.admin, webhook.CreateInput{Workspace: "inbox", URL: "https://localhost" + port + "/hook"})
+	c, err := f.hooks.Create(f.admin, webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "https://localhost" + port + "/hook"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	}))
 	t.Cleanup(outer.Close)
 	f := newFixture(t, webhook.Config{AllowPrivate: true})
-	c, err := f.hooks.Create(f.admin, webhook.CreateInput{Workspace: "inbox", URL: outer.URL})
+	c, err := f.hooks.Create(f.admin, webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: outer.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,5 +185,115 @@ func TestSendAgainAndTestEvent(t *testing.T) {
 	}
 	if _, err := f.hooks.Get(f.admin, "inbox", sub.ID); board.ErrorCode(err) != board.CodeNotFound {
 		t.Fatalf("after delete: %v", err)
+	}
+}
+
+// A creation happens once per request_id: a retry with the same key and
+// body answers the first answer, the same subscription and the same
+// secret (opened again from its sealed copy, no second one minted), even
+// when the workspace has since reached its bound; another body under the
+// key is refused, and nothing is written without a key.
+func TestCreationIsOncePerRequest(t *testing.T) {
+	f := newFixture(t, webhook.Config{AllowPrivate: true})
+	in := webhook.CreateInput{RequestID: "make-hook", Workspace: "inbox", URL: "http://127.0.0.1:9/hook", Format: webhook.FormatSlack}
+	first, err := f.hooks.Create(f.admin, in)
+	if err != nil || first.WasReplayed() {
+		t.Fatalf("first creation: %+v, %v", first, err)
+	}
+	for i := 1; i < webhook.MaxPerWorkspace; i++ {
+		if _, err := f.hooks.Create(f.admin, webhook.CreateInput{RequestID: f.rid(), Workspace: "inbox", URL: "http://127.0.0.1:9/other"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := f.hooks.Create(f.admin, in)
+	if err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	a, _ := json.Marshal(first)
+	b, _ := json.Marshal(again)
+	if !again.WasReplayed() || string(a) != string(b) {
+		t.Fatalf("the retry answered\n%s\nwant the first answer\n%s", b, a)
+	}
+	if subs, _ := f.store.ListSubscriptions(t.Context(), "inbox"); len(subs) != webhook.MaxPerWorkspace {
+		t.Fatalf("%d subscriptions after the retry, want %d", len(subs), webhook.MaxPerWorkspace)
+	}
+
+	other := in
+	other.URL = "http://127.0.0.1:9/elsewhere"
+	if _, err := f.hooks.Create(f.admin, other); board.ErrorCode(err) != board.CodeRequestReused || !strings.Contains(err.Error(), "url") {
+		t.Fatalf("another body under the key: %v, want request_id_reused naming url", err)
+	}
+	// The key is the caller's own: another admin's same key is a new call.
+	bob := board.WithPrincipal(t.Context(), board.Principal{Author: "human:bob", Role: board.RoleAdmin, Source: board.SourceREST})
+	if f.hooks.Delete(f.admin, "inbox", first.Subscription.ID) != nil {
+		t.Fatal("delete")
+	}
+	theirs, err := f.hooks.Create(bob, in)
+	if err != nil || theirs.WasReplayed() || theirs.Subscription.ID == first.Subscription.ID || theirs.Secret == first.Secret {
+		t.Fatalf("another admin's call under the same key: %+v, %v; want a new subscription", theirs, err)
+	}
+	// A replay after the subscription was deleted still answers the first
+	// answer: the record keeps it.
+	if late, err := f.hooks.Create(f.admin, in); err != nil || late.Secret != first.Secret || !late.WasReplayed() {
+		t.Fatalf("a replay after delete: %+v, %v", late, err)
+	}
+
+	for _, id := range []string{"", "has space"} {
+		n, _ := f.store.ListSubscriptions(t.Context(), "inbox")
+		_, err := f.hooks.Create(f.admin, webhook.CreateInput{RequestID: id, Workspace: "inbox", URL: "http://127.0.0.1:9/x"})
+		m, _ := f.store.ListSubscriptions(t.Context(), "inbox")
+		if board.ErrorCode(err) != board.CodeInvalid || len(m) != len(n) {
+			t.Fatalf("request_id %q: %v and %d→%d subscriptions, want invalid and nothing written", id, err, len(n), len(m))
+		}
+	}
+}
+
+// The creation's request record keeps the secret sealed, never in the
+// clear.
+func TestTheCreationRecordKeepsTheSecretSealed(t *testing.T) {
+	f := newFixture(t, webhook.Config{AllowPrivate: true})
+	c, err := f.hooks.Create(f.admin, webhook.CreateInput{RequestID: "sealed", Workspace: "inbox", URL: "http://127.0.0.1:9/hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := f.store.GetRequest(t.Context(), board.RequestKey(board.PrincipalFrom(f.admin), "sealed"), f.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Tool != webhook.ToolCreateWebhook || strings.Contains(string(rec.Result), c.Secret[len(webhook.SecretPrefix):]) || strings.Contains(string(rec.Result), "whsec_") {
+		t.Fatalf("the record (%s) keeps %s", rec.Tool, rec.Result)
+	}
+}
+
+// Retries racing each other under one key make one subscription, and every
+// one of them answers its secret.
+func TestConcurrentRetriesMakeOneSubscription(t *testing.T) {
+	f := newFixture(t, webhook.Config{AllowPrivate: true})
+	in := webhook.CreateInput{RequestID: "raced", Workspace: "inbox", URL: "http://127.0.0.1:9/hook"}
+	const n = 8
+	answers := make(chan webhook.Created, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := f.hooks.Create(f.admin, in)
+			if err != nil {
+				t.Error(err)
+			}
+			answers <- c
+		}()
+	}
+	wg.Wait()
+	close(answers)
+	var secrets []string
+	for c := range answers {
+		secrets = append(secrets, c.Secret)
+	}
+	if distinct := slices.Compact(secrets); len(distinct) != 1 || distinct[0] == "" {
+		t.Fatalf("%d callers got the secrets %q, want one", n, distinct)
+	}
+	if subs, _ := f.store.ListSubscriptions(t.Context(), "inbox"); len(subs) != 1 {
+		t.Fatalf("%d racing retries made %d subscriptions", n, len(subs))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
 // KeepAttempts is how many delivery attempts a subscription's log keeps:
@@ -15,8 +16,15 @@ const KeepAttempts = 100
 // contract suite in internal/webhook/webhooktest. Missing subscriptions and
 // events are board.ErrNotFound.
 type Store interface {
-	// CreateSubscription stores a new subscription (its id is new).
-	CreateSubscription(ctx context.Context, sub Subscription) error
+	// CreateSubscription stores a new subscription (its id is new) and
+	// the request record of its creation (with its result), together or
+	// not at all. When an unexpired record holds rec.Key it writes nothing
+	// and returns *ledger.ExistsError carrying that record. It judges
+	// expiry by rec.CreatedAt.
+	CreateSubscription(ctx context.Context, sub Subscription, rec ledger.Record) error
+	// GetRequest returns the unexpired request record under key, or
+	// board.ErrNotFound (board.Store's method: one ledger for both).
+	GetRequest(ctx context.Context, key ledger.Key, now time.Time) (ledger.Record, error)
 	// GetSubscription returns one subscription with its progress.
 	GetSubscription(ctx context.Context, id string) (Subscription, error)
 	// ListSubscriptions returns a workspace's subscriptions ("" : every

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
@@ -33,6 +34,16 @@ func Run(t *testing.T, open func(t *testing.T) Backend) {
 	t.Run("DeliveryLog", func(t *testing.T) { t.Parallel(); testAttempts(t, open(t)) })
 	t.Run("EventsInOrder", func(t *testing.T) { t.Parallel(); testEvents(t, open(t)) })
 	t.Run("ConcurrentWritesNeverSkipped", func(t *testing.T) { t.Parallel(); testConcurrent(t, open(t)) })
+	t.Run("CreatedOncePerRequest", func(t *testing.T) { t.Parallel(); testCreatedOnce(t, open(t)) })
+}
+
+// record is the request record of a subscription's creation, under a
+// request_id named after it.
+func record(id string) ledger.Record {
+	r := ledger.NewRecord(ledger.Key{Principal: "human:alice", RequestID: "create-" + id}, webhook.ToolCreateWebhook,
+		[]byte(`{"url":"https://hooks.example.com/`+id+`","workspace":"inbox"}`), T0, 24*time.Hour)
+	r.Result = []byte(`{"subscription":{"id":"` + id + `"},"sealed_secret":"AAEC"}`)
+	return r
 }
 
 func sub(id, workspace string, n int) webhook.Subscription {
@@ -76,7 +87,7 @@ func testSubscriptions(t *testing.T, s Backend) {
 	c.Events = []webhook.EventFilter{}
 	c.Format = webhook.FormatJSON
 	for _, x := range []webhook.Subscription{a, b, c} {
-		must(t, s.CreateSubscription(ctx, x))
+		must(t, s.CreateSubscription(ctx, x, record(x.ID)))
 	}
 	got, err := s.GetSubscription(ctx, "wh_a")
 	must(t, err)
@@ -124,7 +135,7 @@ func subIDs(subs []webhook.Subscription) []string {
 func testProgress(t *testing.T, s Backend) {
 	ctx := t.Context()
 	a := sub("wh_p", "inbox", 1)
-	must(t, s.CreateSubscription(ctx, a))
+	must(t, s.CreateSubscription(ctx, a, record(a.ID)))
 	p := webhook.Progress{Cursor: "c-1", Failures: 3, FailingSince: T0.Add(time.Minute + time.Millisecond), NextAttempt: T0.Add(time.Hour + 3*time.Millisecond)}
 	must(t, s.SaveProgress(ctx, "wh_p", p))
 	a.Progress = p
@@ -156,8 +167,8 @@ func testProgress(t *testing.T, s Backend) {
 
 func testAttempts(t *testing.T, s Backend) {
 	ctx := t.Context()
-	must(t, s.CreateSubscription(ctx, sub("wh_1", "inbox", 1)))
-	must(t, s.CreateSubscription(ctx, sub("wh_2", "inbox", 2)))
+	must(t, s.CreateSubscription(ctx, sub("wh_1", "inbox", 1), record("wh_1")))
+	must(t, s.CreateSubscription(ctx, sub("wh_2", "inbox", 2), record("wh_2")))
 	total := webhook.KeepAttempts + 5
 	for i := range total {
 		must(t, s.AddAttempt(ctx, "wh_1", webhook.Attempt{At: T0.Add(time.Duration(i) * time.Second), EventID: fmt.Sprintf("ev-%03d", i),
@@ -352,4 +363,51 @@ func testConcurrent(t *testing.T, s Backend) {
 			t.Fatalf("event %s read %d times", id, n)
 		}
 	}
+}
+
+// A subscription is created with its request record, atomically: a second
+// creation under a key an unexpired record holds writes nothing and
+// carries that record; once the record has expired the key is free.
+func testCreatedOnce(t *testing.T, s Backend) {
+	ctx := t.Context()
+	first := sub("wh_once", "inbox", 1)
+	rec := record("wh_once")
+	must(t, s.CreateSubscription(ctx, first, rec))
+	got, err := s.GetRequest(ctx, rec.Key, T0)
+	must(t, err)
+	if got.Tool != webhook.ToolCreateWebhook || got.Fingerprint != rec.Fingerprint || string(got.Result) != string(rec.Result) || got.Status != ledger.StatusDone {
+		t.Fatalf("the creation's record read back as %+v, want %+v", got, rec)
+	}
+
+	// The same key, another subscription (a retry that minted a new id):
+	// refused with the first record, and nothing of it is stored.
+	again := sub("wh_twice", "inbox", 2)
+	retry := rec
+	retry.CreatedAt = T0.Add(time.Minute)
+	retry.Result = []byte(`{"other":true}`)
+	err = s.CreateSubscription(ctx, again, retry)
+	var exists *ledger.ExistsError
+	if !errors.As(err, &exists) || string(exists.Record.Result) != string(rec.Result) {
+		t.Fatalf("a second creation under the same key: %v, want *ledger.ExistsError carrying the first record", err)
+	}
+	_, err = s.GetSubscription(ctx, "wh_twice")
+	notFound(t, "the refused second subscription", err)
+	subs, err := s.ListSubscriptions(ctx, "inbox")
+	must(t, err)
+	if ids := subIDs(subs); !slices.Equal(ids, []string{"wh_once"}) {
+		t.Fatalf("after the refused retry inbox lists %v, want only wh_once", ids)
+	}
+
+	// Past the record's expiry the key is free again.
+	late := rec
+	late.CreatedAt, late.ExpiresAt = rec.ExpiresAt.Add(time.Second), rec.ExpiresAt.Add(25*time.Hour)
+	late.Result = []byte(`{"late":true}`)
+	must(t, s.CreateSubscription(ctx, again, late))
+	got, err = s.GetRequest(ctx, rec.Key, late.CreatedAt)
+	must(t, err)
+	if string(got.Result) != string(late.Result) {
+		t.Fatalf("after expiry the key holds %s, want the new record's %s", got.Result, late.Result)
+	}
+	_, err = s.GetSubscription(ctx, "wh_twice")
+	must(t, err)
 }
