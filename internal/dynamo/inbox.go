@@ -36,6 +36,9 @@ const (
 	attrInboxEvent = "inbox_event"
 )
 
+// inboxItemsPerEntry: an entry's item and its unread marker.
+const inboxItemsPerEntry = 2
+
 // inboxWrites are the items a write adds to inboxes: each entry's item and
 // its unread marker.
 func inboxWrites(s *Store, entries []board.InboxEntry) ([]types.TransactWriteItem, error) {

@@ -59,19 +59,29 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 		what: "saving ticket " + tx.Before.ID,
 		build: func(txid string) ([]types.TransactWriteItem, error) {
 			tries.txids = append(tries.txids, txid)
-			items, layout, err := s.saveItems(tx, txid, shard)
-			if err != nil {
-				return nil, err
+			for {
+				items, layout, err := s.saveItems(tx, txid, shard)
+				if err != nil {
+					return nil, err
+				}
+				at = layout
+				if tx.After != nil {
+					// Last: the conditional items keep their positions.
+					items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
+				}
+				firstDep = len(items)
+				items = append(items, deps...)
+				lastDep = len(items)
+				over := len(items) - maxTransactItems
+				if over <= 0 || len(tx.Inbox) == 0 {
+					return items, nil
+				}
+				// A blocker's dependents and the people a move tells can
+				// together outgrow one transaction: the dependents must
+				// change with the move, the inbox items are notices, so
+				// the last people told give way (two items each).
+				tx.Inbox = tx.Inbox[:max(0, len(tx.Inbox)-(over+1)/inboxItemsPerEntry)]
 			}
-			at = layout
-			if tx.After != nil {
-				// Last: the conditional items keep their positions.
-				items, words = s.withWords(items, at.ticket, &tx.Before, *tx.After)
-			}
-			firstDep = len(items)
-			items = append(items, deps...)
-			lastDep = len(items)
-			return items, nil
 		},
 		judge: func(ctx context.Context, c *cancellation) (step, error) {
 			switch {
