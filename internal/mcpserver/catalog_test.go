@@ -9,7 +9,7 @@ import (
 
 var (
 	readTools  = []string{"list_workspaces", "get_workspace_summary", "list_tickets", "get_ticket", "list_ticket_notes", "list_ticket_history", "list_activity", "find_request", "get_task", "list_tasks", "list_inbox"}
-	writeTools = []string{"create_ticket", "update_ticket", "move_ticket", "add_note", "import_tickets", "claim_ticket", "claim_next", "release_ticket", "edit_note", "redact_note", "mark_inbox_read"}
+	writeTools = []string{"create_ticket", "update_ticket", "move_ticket", "add_note", "import_tickets", "claim_ticket", "claim_next", "release_ticket", "relate_tickets", "unrelate_tickets", "edit_note", "redact_note", "mark_inbox_read"}
 	// taskControl acts on a task by its id, which makes it idempotent
 	// without a request_id.
 	taskControl = []string{"cancel_task"}

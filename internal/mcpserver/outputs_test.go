@@ -65,6 +65,8 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			{"claim_next", map[string]any{"request_id": "o8", "workspace": "inbox", "tag": "nothing-has-it"}},
 			{"claim_ticket", map[string]any{"request_id": "o9", "id": "inbox-1", "lease_seconds": 60}},
 			{"release_ticket", map[string]any{"request_id": "o10", "id": "inbox-3", "status": "doing", "reason": "started"}},
+			{"relate_tickets", map[string]any{"request_id": "o11", "id": "inbox-1", "kind": "blocks", "other": "inbox-2"}},
+			{"unrelate_tickets", map[string]any{"request_id": "o12", "id": "inbox-1", "kind": "parent", "other": "inbox-2"}},
 			{"get_ticket", map[string]any{"id": "inbox-2"}},
 		}
 		seen := map[string]bool{}
