@@ -12,9 +12,10 @@ export const url = process.env.MCP_URL;
 if (!url) throw new Error('MCP_URL is not set: run these tests through test-tools/run.sh');
 
 const readTools = ['list_workspaces', 'get_workspace_summary', 'list_tickets', 'get_ticket', 'list_ticket_notes',
-  'list_ticket_history', 'list_activity', 'find_request', 'get_task', 'list_tasks'];
+  'list_ticket_history', 'list_activity', 'find_request', 'get_task', 'list_tasks', 'list_inbox'];
 const writeTools = ['create_ticket', 'update_ticket', 'move_ticket', 'add_note', 'import_tickets',
-  'claim_ticket', 'claim_next', 'release_ticket'];
+  'claim_ticket', 'claim_next', 'release_ticket', 'relate_tickets', 'unrelate_tickets', 'edit_note', 'redact_note',
+  'mark_inbox_read'];
 
 /**
  * @param {object} o
