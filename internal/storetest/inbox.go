@@ -22,6 +22,7 @@ func inboxTests() []contractTest {
 		{"the unread count stops at the cap and shows 99+", testInboxCountCap},
 		{"a replayed write adds no item; a replayed mark answers the first answer", testInboxExactlyOnce},
 		{"the widest writes commit: a waiting ticket of no one's reaches the first people up to the bound", testInboxWidest},
+		{"a blocker reopened for a person blocks its dependents again however many people it tells", testInboxBesideDependents},
 	}
 }
 
@@ -338,5 +339,50 @@ func testInboxWidest(t *testing.T, f *fixture) {
 	}
 	if got := r.reasons(t, personCtx(f, "p29")); len(got) == 0 || got[0] != "assigned "+wide.ID+" ticket.updated" {
 		t.Errorf("the new owner's inbox %q", got)
+	}
+}
+
+// testInboxBesideDependents: reopening a blocker changes every ticket it
+// blocks in the move's own write, and waiting for a person tells everyone
+// who may answer; both at their bounds, the move still commits whole. A
+// store whose write cannot hold both may tell fewer people (never none),
+// never leave a dependent ready.
+func testInboxBesideDependents(t *testing.T, f *fixture) {
+	var people []string
+	for i := range board.MaxInboxRecipients + 5 {
+		people = append(people, fmt.Sprintf("p%02d", i))
+	}
+	r := newInboxRig(t, f, people...)
+	blocker := r.create(t, personCtx(f, "p00"), "inbox", board.NewTicket{Title: "Groundwork"})
+	var deps []string
+	for i := range board.MaxRelations {
+		d := r.create(t, personCtx(f, "p00"), "inbox", board.NewTicket{Title: fmt.Sprintf("Step %d", i)})
+		if _, err := r.svc.RelateTickets(personCtx(f, "p00"), board.RelateInput{RequestID: f.id("rel"), ID: blocker.ID, Kind: board.RelationBlocks, Other: d.ID}); err != nil {
+			t.Fatalf("relate %s: %v", d.ID, err)
+		}
+		deps = append(deps, d.ID)
+	}
+	r.move(t, personCtx(f, "p00"), blocker.ID, board.StatusDone, "")
+	r.move(t, onBehalf(f, "claude", "p00"), blocker.ID, board.StatusWaitingHuman, "reopened: the groundwork was wrong")
+	for _, id := range []string{deps[0], deps[len(deps)-1]} {
+		d, err := r.svc.GetTicket(personCtx(f, "p00"), board.TicketIDInput{ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Ready {
+			t.Errorf("%s is ready while its blocker waits for a person", id)
+		}
+	}
+	told := 0
+	for _, p := range people {
+		for _, it := range r.inbox(t, personCtx(f, p), board.ListInboxInput{}).Items {
+			if it.TicketID == blocker.ID && it.EventType == board.EventTicketMoved {
+				told++
+				break
+			}
+		}
+	}
+	if told == 0 || told > board.MaxInboxRecipients {
+		t.Errorf("%d people were told of the reopened blocker, want 1 to %d", told, board.MaxInboxRecipients)
 	}
 }
