@@ -103,6 +103,18 @@ func slackText(ev FeedEvent, url string) string {
 		return fmt.Sprintf("%s edited a note on %s", who, ticket)
 	case board.EventNoteRedacted:
 		return fmt.Sprintf("%s redacted a note on %s: %s", who, ticket, slackEscape(e.Reason))
+	case board.EventTicketClaimed:
+		return fmt.Sprintf("%s claimed %s", who, ticket)
+	case board.EventTicketClaimRenewed:
+		return fmt.Sprintf("%s renewed its claim on %s", who, ticket)
+	case board.EventTicketReleased:
+		return fmt.Sprintf("%s released %s", who, ticket)
+	case board.EventTicketClaimBroken:
+		return fmt.Sprintf("%s broke %s's claim on %s", who, slackEscape(e.Holder), ticket)
+	case board.EventTicketRelated:
+		return fmt.Sprintf("%s linked %s: %s %s", who, ticket, strings.ReplaceAll(e.Relation, "_", " "), slackEscape(e.Other))
+	case board.EventTicketUnrelated:
+		return fmt.Sprintf("%s unlinked %s: no longer %s %s", who, ticket, strings.ReplaceAll(e.Relation, "_", " "), slackEscape(e.Other))
 	case TestEventType:
 		return fmt.Sprintf("Test message from ticket-ledger for workspace %s, sent by %s", slackEscape(e.Workspace), who)
 	}

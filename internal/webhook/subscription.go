@@ -67,7 +67,9 @@ const TestEventType = "webhook.test"
 
 // Kinds are the event kinds a filter may name.
 var Kinds = []string{board.EventTicketCreated, board.EventTicketUpdated, board.EventTicketMoved,
-	board.EventNoteAdded, board.EventNoteEdited, board.EventNoteRedacted, board.EventWorkspaceUpdated, board.EventWorkspaceCreated}
+	board.EventNoteAdded, board.EventNoteEdited, board.EventNoteRedacted,
+	board.EventTicketClaimed, board.EventTicketClaimRenewed, board.EventTicketReleased, board.EventTicketClaimBroken,
+	board.EventTicketRelated, board.EventTicketUnrelated, board.EventWorkspaceUpdated, board.EventWorkspaceCreated}
 
 // validateFilters checks a subscription's filters.
 func validateFilters(fs []EventFilter) error {

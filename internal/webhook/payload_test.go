@@ -1,0 +1,38 @@
+package webhook
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/board"
+)
+
+// TestSlackLinesOfClaimsAndLinks: a Slack channel following a fleet reads
+// who took, gave back or linked which ticket, not a bare event kind.
+func TestSlackLinesOfClaimsAndLinks(t *testing.T) {
+	base := board.Event{TicketID: "inbox-7", Title: "Fix <login>", Workspace: "inbox", Author: "ai:claude", OnBehalfOf: "human:alice"}
+	for _, c := range []struct {
+		change func(*board.Event)
+		want   string
+	}{
+		{func(e *board.Event) { e.Type = board.EventTicketClaimed }, "claimed inbox-7 “Fix &lt;login&gt;” <https://b/t|open>"},
+		{func(e *board.Event) { e.Type = board.EventTicketClaimRenewed }, "renewed its claim on inbox-7"},
+		{func(e *board.Event) { e.Type = board.EventTicketReleased }, "released inbox-7"},
+		{func(e *board.Event) {
+			e.Type, e.Author, e.OnBehalfOf, e.Holder = board.EventTicketClaimBroken, "human:bob", "", "ai:claude for human:alice"
+		}, "broke ai:claude for human:alice's claim on inbox-7"},
+		{func(e *board.Event) { e.Type, e.Relation, e.Other = board.EventTicketRelated, "blocked_by", "inbox-3" }, "linked inbox-7 “Fix &lt;login&gt;” <https://b/t|open>: blocked by inbox-3"},
+		{func(e *board.Event) { e.Type, e.Relation, e.Other = board.EventTicketUnrelated, "child_of", "inbox-1" }, "no longer child of inbox-1"},
+	} {
+		e := base
+		c.change(&e)
+		got := slackText(FeedEvent{Event: e}, "https://b/t")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want it to contain %q", e.Type, got, c.want)
+		}
+		if !slices.Contains(Kinds, e.Type) {
+			t.Errorf("%s cannot be named in a subscription's events", e.Type)
+		}
+	}
+}
