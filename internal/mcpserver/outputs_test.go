@@ -68,6 +68,8 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			{"relate_tickets", map[string]any{"request_id": "o11", "id": "inbox-1", "kind": "blocks", "other": "inbox-2"}},
 			{"unrelate_tickets", map[string]any{"request_id": "o12", "id": "inbox-1", "kind": "parent", "other": "inbox-2"}},
 			{"get_ticket", map[string]any{"id": "inbox-2"}},
+			{"list_inbox", map[string]any{"limit": 5}},
+			{"mark_inbox_read", map[string]any{"request_id": "o13", "all": true}},
 		}
 		seen := map[string]bool{}
 		for _, c := range calls {
@@ -113,11 +115,11 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		// service, its answer as the tool would send it.
 		notes := call[board.NoteList](t, cs, "list_ticket_notes", map[string]any{"id": "inbox-2"})
 		noteID := notes.Notes[len(notes.Notes)-1].ID
-		res := callRaw(t, cs, "edit_note", map[string]any{"request_id": "o11", "note_id": noteID, "body": "n, corrected"})
+		res := callRaw(t, cs, "edit_note", map[string]any{"request_id": "o-edit", "note_id": noteID, "body": "n, corrected"})
 		if res.IsError {
 			t.Fatalf("edit_note: %s", errorText(res))
 		}
-		redacted, err := e.Svc.RedactNote(human(), board.RedactNoteInput{RequestID: "o12", NoteID: noteID, Reason: "test"})
+		redacted, err := e.Svc.RedactNote(human(), board.RedactNoteInput{RequestID: "o-redact", NoteID: noteID, Reason: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
