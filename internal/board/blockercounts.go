@@ -5,21 +5,30 @@ import (
 	"errors"
 )
 
+// openBlockerCounter is a store whose listed tickets carry OpenBlockers,
+// so a 0 there means none.
+type openBlockerCounter interface{ CountsOpenBlockers() bool }
+
 // OpenBlockerCounts counts, for each ticket given (tickets a list just
 // answered, so already readable by the caller), the tickets that block it
 // and are not done: the board's "blocked by N". Done tickets are skipped
 // (nothing waits on them any more). A store that keeps the count with the
-// ticket answers it without a read; otherwise one bounded relations read
-// per ticket (at most MaxRelations+1 rows), so the cost follows the cards
-// shown. A ticket deleted since it was listed counts none.
+// ticket (DynamoDB) answers it without a read; otherwise one bounded
+// relations read per ticket (at most MaxRelations+1 rows), so the cost
+// follows the cards shown. A ticket deleted since it was listed counts
+// none.
 func (s *Service) OpenBlockerCounts(ctx context.Context, tickets []Ticket) (map[string]int, error) {
 	out := map[string]int{}
+	counter, ok := s.store.(openBlockerCounter)
+	kept := ok && counter.CountsOpenBlockers()
 	for _, t := range tickets {
 		if t.Status == StatusDone {
 			continue
 		}
-		if t.OpenBlockers > 0 {
-			out[t.ID] = t.OpenBlockers
+		if kept || t.OpenBlockers > 0 {
+			if t.OpenBlockers > 0 {
+				out[t.ID] = t.OpenBlockers
+			}
 			continue
 		}
 		r, err := s.store.RelationsOf(ctx, t)
