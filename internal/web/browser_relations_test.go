@@ -14,7 +14,8 @@ import (
 // the blocked ticket's card says "blocked by 1"; its page lists the blocker
 // and the parent, the parent's lists its sub-tickets with "1 of 2 done";
 // a person adds a link with the picker and removes it with Remove, and
-// the page follows each. The board and the ticket page pass axe with
+// the page follows each; an agent's link shows on the open board without
+// a reload. The board and the ticket page pass axe with
 // nothing serious, in light and dark mode.
 func TestBrowserRelations(t *testing.T) {
 	if testing.Short() {
@@ -64,6 +65,15 @@ func TestBrowserRelations(t *testing.T) {
 		}
 		s.colorScheme("light")
 		s.shot("relations-board.png")
+
+		// Live: a link an agent adds shows on the open board without a reload.
+		agent := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:helper", Source: board.SourceMCP})
+		if _, err := e.svc.RelateTickets(agent, board.RelateInput{RequestID: "live", ID: "inbox-3", Kind: board.RelationBlocks, Other: "inbox-1"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := pollText(s, `document.querySelector("#card-inbox-1 .blocked")?.textContent`); got != "blocked by 1" {
+			t.Errorf("after an agent's link the open board's card reads %q", got)
+		}
 
 		s.run("open the parent", chromedp.Navigate(e.url+"/tickets/inbox-3"), chromedp.WaitVisible(css(`#rel-children`)))
 		if got := eval[string](s, "progress", `document.querySelector("#rel-children .progress").textContent`); got != "1 of 2 done" {
