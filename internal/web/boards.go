@@ -40,10 +40,14 @@ type filter struct {
 	Owner  string
 	Tag    string
 	Query  string
+	// Ready keeps only tickets ready for work: open, every blocker done.
+	Ready  bool
 	Cursor string
 }
 
-func (f filter) any() bool { return f.Status != "" || f.Owner != "" || f.Tag != "" || f.Query != "" }
+func (f filter) any() bool {
+	return f.Status != "" || f.Owner != "" || f.Tag != "" || f.Query != "" || f.Ready
+}
 
 // query is the filter as URL parameters, with status replaced.
 func (f filter) with(status board.Status) string {
@@ -59,6 +63,9 @@ func (f filter) with(status board.Status) string {
 	}
 	if f.Query != "" {
 		v.Set("q", f.Query)
+	}
+	if f.Ready {
+		v.Set("ready", "1")
 	}
 	return v.Encode()
 }
@@ -80,6 +87,9 @@ type boardData struct {
 	Owners  ownerPicker
 	Here    string // this page's URL, where forms return
 	Live    string // the change marker the page was rendered at (live.go)
+	// Blocked counts each shown card's open blockers, by ticket id (none
+	// when absent).
+	Blocked map[string]int
 	// NewTicket is the new-ticket form: fresh, or refused with what was
 	// typed.
 	NewTicket *formState
@@ -96,7 +106,7 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 	ctx := r.Context()
 	q := r.URL.Query()
 	f := filter{Status: board.Status(q.Get("status")), Owner: strings.TrimSpace(q.Get("owner")), Tag: strings.TrimSpace(q.Get("tag")),
-		Query: strings.TrimSpace(q.Get("q")), Cursor: q.Get("cursor")}
+		Query: strings.TrimSpace(q.Get("q")), Ready: q.Get("ready") != "", Cursor: q.Get("cursor")}
 	live := liveMarker(func() (board.Changes, error) {
 		return s.cfg.Service.WorkspaceChanges(ctx, board.WorkspaceInput{Workspace: slug})
 	})
@@ -116,7 +126,7 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 		limit = board.MaxLimit
 	}
 	for _, st := range statuses {
-		in := board.ListTicketsInput{Workspace: slug, Status: st, Owner: f.Owner, Tag: f.Tag, Query: f.Query, Limit: limit}
+		in := board.ListTicketsInput{Workspace: slug, Status: st, Owner: f.Owner, Tag: f.Tag, Query: f.Query, Ready: f.Ready, Limit: limit}
 		if f.Status != "" {
 			in.Cursor = f.Cursor
 		}
@@ -148,6 +158,10 @@ func (s *Server) showBoard(w http.ResponseWriter, r *http.Request, slug string, 
 		shown = append(shown, c.Tickets...)
 	}
 	d.Owners = s.ownerChoices(r, authorsOf(shown, sum.RecentEvents))
+	if d.Blocked, err = s.cfg.Service.OpenBlockerCounts(ctx, shown); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
 	s.render(w, r, status, "board", page{Title: sum.Workspace.Name, Error: errMsg, Data: d})
 }
 
@@ -164,6 +178,10 @@ type ticketData struct {
 	// Here is the page live.js fetches again on a change: this URL for a
 	// GET, the ticket's page when a refused form rendered it.
 	Here string
+	// Choices are the tickets the relation form's picker offers.
+	Choices []board.Ticket
+	// RelationKinds are the kinds the relation form offers.
+	RelationKinds []relationChoice
 }
 
 func (s *Server) ticketPage(w http.ResponseWriter, r *http.Request) {
@@ -198,7 +216,8 @@ func (s *Server) showTicket(w http.ResponseWriter, r *http.Request, id string, s
 	if sum, err := s.cfg.Service.GetWorkspaceSummary(r.Context(), board.WorkspaceInput{Workspace: d.Ticket.Workspace}); err == nil {
 		authors = append(authors, authorsOf(nil, sum.RecentEvents)...)
 	}
-	td := ticketData{Detail: d, Owners: s.ownerChoices(r, authors), Form: refused, Live: live, Here: "/tickets/" + id}
+	td := ticketData{Detail: d, Owners: s.ownerChoices(r, authors), Form: refused, Live: live, Here: "/tickets/" + id,
+		Choices: s.ticketChoices(r, d.Ticket), RelationKinds: relationChoices}
 	if r.Method == http.MethodGet {
 		td.Here = r.URL.RequestURI()
 	}

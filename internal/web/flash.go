@@ -24,6 +24,8 @@ var flashes = map[string]string{
 	"webhook-deleted":     "Webhook deleted.",
 	"note-edited":         "Note saved; the history keeps its earlier text.",
 	"note-redacted":       "Note redacted.",
+	"related":             "Link added.",
+	"unrelated":           "Link removed.",
 }
 
 // flashParam is the query parameter that names a flash.

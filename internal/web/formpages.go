@@ -19,6 +19,8 @@ var formPages = map[string]func(r *http.Request) string{
 	"GET /tickets/{id}/edit":                ticketPageOf,
 	"GET /tickets/{id}/move":                ticketPageOf,
 	"GET /tickets/{id}/assign":              ticketPageOf,
+	"GET /tickets/{id}/relations":           func(r *http.Request) string { return ticketPageOf(r) + "#relations" },
+	"GET /tickets/{id}/relations/remove":    func(r *http.Request) string { return ticketPageOf(r) + "#relations" },
 	"GET /tickets/{id}/notes":               func(r *http.Request) string { return ticketPageOf(r) + "#notes" },
 	"GET /tickets/{id}/notes/{note}/edit":   func(r *http.Request) string { return ticketPageOf(r) + "#notes" },
 	"GET /tickets/{id}/notes/{note}/redact": func(r *http.Request) string { return ticketPageOf(r) + "#notes" },

@@ -76,6 +76,8 @@ func New(cfg Config) *Server {
 	private.HandleFunc("POST /tickets/{id}/notes/{note}/redact", s.redactNote)
 	private.HandleFunc("POST /tickets/{id}/assign", s.assignToMe)
 	private.HandleFunc("POST /tickets/{id}/release", s.breakClaim)
+	private.HandleFunc("POST /tickets/{id}/relations", s.relateTickets)
+	private.HandleFunc("POST /tickets/{id}/relations/remove", s.unrelateTickets)
 	private.HandleFunc("GET /waiting", s.waitingPage)
 	private.HandleFunc("GET /people", s.peoplePage)
 	private.HandleFunc("POST /people", s.addPerson)

@@ -65,6 +65,8 @@ var policyLabels = map[board.AIPolicy]string{
 }
 
 var funcs = template.FuncMap{
+	"relList":     newRelationList,
+	"parentList":  parentList,
 	"asset":       assetURL,
 	"markdown":    renderMarkdown,
 	"statusLabel": func(s board.Status) string { return statusLabels[s] },
