@@ -17,7 +17,8 @@ import (
 func TestBadInput(t *testing.T) {
 	clock := testbackends.NewClock(t0)
 	src := open(t, testbackends.SQLite, clock)
-	grow(t, src, 4)
+	grow(t, src, 12)
+	relate(t, src)
 	connectAgents(t, src)
 	file := export(t, src, boardfile.ExportOptions{WithPeople: true})
 	lines := strings.Split(strings.TrimSuffix(string(file), "\n"), "\n")
@@ -35,6 +36,12 @@ func TestBadInput(t *testing.T) {
 	grant := indexOf(t, lines, `{"kind":"oauth_grant"`)
 	client := indexOf(t, lines, `{"kind":"oauth_client"`)
 	token := indexOf(t, lines, `{"kind":"oauth_token"`)
+	rel := indexOf(t, lines, `{"kind":"relation","relation":{"kind":"blocks","from":"ops-1","to":"ops-2"}}`)
+	relBlocks := indexOf(t, lines, `{"kind":"relation","relation":{"kind":"blocks","from":"ops-3","to":"ops-4"}}`)
+	relLast := indexOf(t, lines, `{"kind":"relation","relation":{"kind":"parent","from":"ops-7","to":"ops-8"}}`)
+	relation := func(kind, from, to string) string {
+		return `{"kind":"relation","relation":{"kind":"` + kind + `","from":"` + from + `","to":"` + to + `"}}`
+	}
 	join := func(ls []string) []byte { return []byte(strings.Join(ls, "\n") + "\n") }
 	with := func(i int, l string) []byte {
 		c := append([]string(nil), lines...)
@@ -71,6 +78,14 @@ func TestBadInput(t *testing.T) {
 		{"token whose grant is missing", with(token, regexp.MustCompile(`"grant_id":"[0-9a-f]+"`).ReplaceAllString(lines[token], `"grant_id":"00000000000000ff"`)), token + 1, "its grant 00000000000000ff has no line before it in this file", -1},
 		{"token that is no hash", with(token, regexp.MustCompile(`"hash":"[0-9a-f]+"`).ReplaceAllString(lines[token], `"hash":"tla_secret"`)), token + 1, "hashes, never tokens", -1},
 		{"unknown field of a grant", with(grant, strings.Replace(lines[grant], `"kind":"oauth_grant"`, `"kind":"oauth_grant","secret":"x"`, 1)), grant + 1, "unknown field", -1},
+		{"relation of no kind", with(rel, relation("depends", "ops-1", "ops-2")), rel + 1, `kind "depends" is not blocks or parent`, -1},
+		{"relation across workspaces", with(rel, relation("blocks", "ops-1", "inbox-1")), rel + 1, "different workspaces", -1},
+		{"relation to a ticket not in the file", with(rel, relation("blocks", "ops-1", "ops-99")), rel + 1, "ticket ops-99 is not in the file", -1},
+		{"relation of a ticket to itself", with(rel, relation("parent", "ops-1", "ops-1")), rel + 1, "itself", -1},
+		{"relation twice", with(rel+1, lines[rel]), rel + 2, "in the file twice", -1},
+		{"blocks cycle", with(relBlocks, relation("blocks", "ops-2", "ops-1")), relBlocks + 1, "(a cycle)", -1},
+		{"parent cycle", with(relLast, relation("parent", "ops-7", "ops-1")), relLast + 1, "(a cycle)", -1},
+		{"second parent", with(relLast, relation("parent", "ops-2", "ops-7")), relLast + 1, "already has parent ops-1", -1},
 		{"line too long", with(mid, `{"kind":"ticket","x":"`+strings.Repeat("a", boardfile.MaxLine)+`"}`), mid + 1, "longer than", -1},
 	}
 	for _, c := range cases {

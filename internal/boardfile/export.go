@@ -130,6 +130,12 @@ func exportWorkspace(ctx context.Context, src Source, e *encoder, slug string) e
 	if err != nil {
 		return err
 	}
+	err = src.TransferRelations(ctx, slug, func(r board.TransferredRelation) error {
+		return e.write(line{Kind: KindRelation, Relation: &r})
+	})
+	if err != nil {
+		return err
+	}
 	err = src.TransferNotes(ctx, slug, func(n board.Note) error { return e.write(line{Kind: KindNote, Note: &n}) })
 	if err != nil {
 		return err

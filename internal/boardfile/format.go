@@ -3,7 +3,8 @@
 // (docs/operations.md, "Moving a board"). Line 1 is a header naming the
 // format and its version; then one item per line, each with its kind,
 // parents before children (every workspace first, then each workspace's
-// tickets, their notes and the workspace's history, then request records
+// tickets, the relations between them, their notes and the workspace's
+// history, then request records
 // and, when asked for, people, their API tokens and their connected
 // agents: OAuth clients and grants, then the grants' tokens; then webhook
 // subscriptions, their secrets only with people); the last line
@@ -42,11 +43,14 @@ const MaxLine = board.MaxTransferLine
 const (
 	KindWorkspace = "workspace"
 	KindTicket    = "ticket"
-	KindNote      = "note"
-	KindEvent     = "event"
-	KindRequest   = "request"
-	KindPerson    = "person"
-	KindToken     = "token"
+	// KindRelation is a relation between two tickets of a workspace
+	// (blocks, parent), after all of the workspace's tickets.
+	KindRelation = "relation"
+	KindNote     = "note"
+	KindEvent    = "event"
+	KindRequest  = "request"
+	KindPerson   = "person"
+	KindToken    = "token"
 	// KindOAuthClient, KindOAuthGrant and KindOAuthToken are a connected
 	// agent (oauthformat.go): a client before the first grant that names
 	// it, every grant before the tokens.
@@ -62,7 +66,7 @@ const (
 )
 
 // kinds lists the item kinds in the order a file holds them.
-var kinds = []string{KindWorkspace, KindTicket, KindNote, KindEvent, KindRequest, KindPerson, KindToken,
+var kinds = []string{KindWorkspace, KindTicket, KindRelation, KindNote, KindEvent, KindRequest, KindPerson, KindToken,
 	KindOAuthClient, KindOAuthGrant, KindOAuthToken, KindWebhookKey, KindWebhook}
 
 // Header is line 1.
@@ -84,6 +88,7 @@ type line struct {
 	Kind        string                      `json:"kind"`
 	Workspace   *board.TransferredWorkspace `json:"workspace,omitempty"`
 	Ticket      *transferredTicket          `json:"ticket,omitempty"`
+	Relation    *board.TransferredRelation  `json:"relation,omitempty"`
 	Note        *board.Note                 `json:"note,omitempty"`
 	Event       *board.Event                `json:"event,omitempty"`
 	Request     *ledger.Record              `json:"request,omitempty"`

@@ -116,6 +116,11 @@ type loader struct {
 	read   Counts          // items read per kind, for the end line
 	spaces map[string]bool // workspaces of the file
 	kept   map[string]bool // tickets whose target copy was kept
+	// tickets are the ids of the file's tickets: the only ones a
+	// relation line may name. relations checks the relations read so
+	// far against the rules a relate keeps (relationload.go).
+	tickets   map[string]bool
+	relations *board.RelationGraph
 	// grantsOut are the grants of the file not put (expired by now, the
 	// target's copy kept, or their person's kept): their tokens are left
 	// out too. grantsIn are the grants this file wrote or found as it has
@@ -141,6 +146,7 @@ type loader struct {
 // writes nothing twice.
 func Load(ctx context.Context, dst Target, r io.Reader, opts LoadOptions) (LoadResult, error) {
 	im := &loader{ctx: ctx, dst: dst, opts: opts, lines: newLineReader(r), read: Counts{}, spaces: map[string]bool{}, kept: map[string]bool{},
+		tickets: map[string]bool{}, relations: board.NewRelationGraph(),
 		grantsOut: map[string]bool{}, grantsIn: map[string]bool{}, filePeople: map[string]bool{}, ownPeople: map[string]bool{},
 		res: LoadResult{Written: Counts{}, AlreadyThere: Counts{}, Kept: Counts{}, Skipped: Counts{}}}
 	err := im.run()
@@ -385,7 +391,10 @@ func (im *loader) put(l *line) error {
 		if !im.spaces[t.Workspace] {
 			return fmt.Errorf("ticket %s: its workspace %s is not in the file (workspaces come first)", t.ID, t.Workspace)
 		}
+		im.tickets[t.ID] = true
 		return im.write(KindTicket, t.ID, board.TransferredItem{Ticket: &t})
+	case KindRelation:
+		return im.putRelation(l)
 	case KindNote:
 		if l.Note == nil {
 			return errors.New("a note line without its note")

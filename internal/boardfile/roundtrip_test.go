@@ -18,7 +18,7 @@ const grown = 12 // tickets grow puts in ops
 
 // TestRoundTrip moves a board SQLite → DynamoDB → SQLite and compares
 // everything at each step: every line of the exports (every field of
-// every workspace, ticket, note, event, request record, person and
+// every workspace, ticket, relation, note, event, request record, person and
 // token), the counts and the history the service reads, and that a
 // retried create with an old request_id replays on the new store. A
 // connected agent moves with its person: its tokens work on each new store
@@ -30,6 +30,7 @@ func TestRoundTrip(t *testing.T) {
 			clock := testbackends.NewClock(t0)
 			src := open(t, testbackends.SQLite, clock)
 			grow(t, src, grown)
+			relate(t, src)
 			original, err := src.svc.CreateTicket(src.as("ai:alice", "human:ada", ""), createInput(1))
 			if err != nil || !original.Replayed {
 				t.Fatalf("the source replays create-1: %+v, %v", original, err)
@@ -67,6 +68,9 @@ func TestRoundTrip(t *testing.T) {
 			}
 			checkAgents(t, mid, conns, true)
 			checkAgents(t, back, conns, false)
+			for _, f := range []*fixture{mid, back} {
+				sameReadiness(t, src, f)
+			}
 		})
 	}
 }

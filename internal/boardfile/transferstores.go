@@ -22,6 +22,11 @@ type TransferSource interface {
 	// TransferTickets: the workspace's tickets, lowest number first, each
 	// with every field (Number included, URL as stored).
 	TransferTickets(ctx context.Context, workspace string, fn func(board.Ticket) error) error
+	// TransferRelations: the relations of the workspace's tickets, each
+	// once, from the end that holds it (the blocker, the parent): by that
+	// ticket's number, blocks before parent, then by the other end's
+	// number, so that a board moved there and back exports the same file.
+	TransferRelations(ctx context.Context, workspace string, fn func(board.TransferredRelation) error) error
 	// TransferNotes: the notes of the workspace's tickets, in any order.
 	TransferNotes(ctx context.Context, workspace string, fn func(board.Note) error) error
 	// TransferEvents: the workspace's history (its tickets' events and its
@@ -50,6 +55,12 @@ type TransferTarget interface {
 	// PutTicket stores a ticket, counts it under its status, indexes its
 	// tags and text, and raises its workspace's counter above its number.
 	PutTicket(ctx context.Context, t board.Ticket) (board.PutOutcome, error)
+	// PutRelation stores a relation between two stored tickets at both
+	// ends, with whatever the store keeps of readiness (a blocked ticket's
+	// count of open blockers, its place among the claimable tickets).
+	// The tickets keep their versions. board.ErrNotFound when either
+	// ticket is missing.
+	PutRelation(ctx context.Context, r board.TransferredRelation) (board.PutOutcome, error)
 	// PutNote stores a note of a stored ticket.
 	PutNote(ctx context.Context, n board.Note) (board.PutOutcome, error)
 	// PutEvent appends an event to its workspace's history.

@@ -20,6 +20,7 @@ func RunTransfer(t *testing.T, newStore func(t *testing.T) Store) {
 	tests := []contractTest{
 		{"Workspace", moveWorkspace},
 		{"Ticket", moveTicket},
+		{"Relations", moveRelations},
 		{"ClaimedTicket", moveClaimedTicket},
 		{"NoteAndEvent", moveNoteAndEvent},
 		{"EditedNote", moveEditedNote},
