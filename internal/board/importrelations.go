@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
@@ -83,6 +84,9 @@ func (s *Service) relatePlan(ctx context.Context, task Task) (map[string]string,
 		return nil
 	}
 	for i := range rows {
+		if nearDeadline(ctx) {
+			return nil, errPlanPaused
+		}
 		if ref := g.parent[i]; ref != nil {
 			if err := relate(i, ".parent", RelationParent, *ref); err != nil {
 				return nil, err
@@ -107,11 +111,17 @@ func (s *Service) relatePlan(ctx context.Context, task Task) (map[string]string,
 	return keys, nil
 }
 
+// errPlanPaused stops a run's relations before its context ends.
+var errPlanPaused = errors.New("the run's time is nearly up")
+
 // finishPlan relates a plan import's rows and completes it; a relation
 // the rules refuse now (an existing ticket changed since the import was
 // judged) fails the task with the reason, its tickets staying imported.
 func (s *Service) finishPlan(ctx context.Context, task Task) (Task, error) {
 	keys, err := s.relatePlan(ctx, task)
+	if errors.Is(err, errPlanPaused) {
+		return task, nil // the next run replays what is written and goes on
+	}
 	if err != nil {
 		if RetryableTaskError(err) {
 			return task, err
