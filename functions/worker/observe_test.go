@@ -92,7 +92,7 @@ func startImport(t *testing.T, ctx context.Context, svc *board.Service, id strin
 	t.Helper()
 	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
 	for i := range n {
-		in.Tickets = append(in.Tickets, board.NewTicket{Title: fmt.Sprintf("%s %d", id, i)})
+		in.Tickets = append(in.Tickets, board.ImportRow{NewTicket: board.NewTicket{Title: fmt.Sprintf("%s %d", id, i)}})
 	}
 	res, err := svc.ImportTickets(ctx, in)
 	if err != nil || res.Status != board.TaskWorking {

@@ -53,6 +53,9 @@ func (s *Service) RunImport(ctx context.Context, taskID string, maxRows int) (Ta
 			return task, nil // waiting for input: nothing to run
 		}
 		if task.Cursor >= task.Progress.Total {
+			if task.Plan {
+				return s.finishPlan(ctx, task)
+			}
 			return s.finishImport(ctx, task)
 		}
 		if (maxRows > 0 && handled >= maxRows) || nearDeadline(ctx) {

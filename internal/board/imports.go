@@ -45,7 +45,7 @@ type NewTicket struct {
 type ImportTicketsInput struct {
 	RequestID string      `json:"request_id" jsonschema:"idempotency key: a new unique id for each new import; after an error or lost connection call find_request, then retry with the same id and the same arguments"`
 	Workspace string      `json:"workspace" jsonschema:"workspace slug, e.g. inbox (call list_workspaces to see them)"`
-	Tickets   []NewTicket `json:"tickets" jsonschema:"the tickets to create, 1-10000, in this order; each starts in status candidate"`
+	Tickets   []ImportRow `json:"tickets" jsonschema:"the tickets to create, 1-10000, in this order; each starts in status candidate. Rows may name each other by key (parent, blocked_by) to write a whole plan at once"`
 }
 
 // Validate checks every row (nothing is written when one is wrong) and
@@ -62,33 +62,34 @@ func (in *ImportTicketsInput) Validate() error {
 	}
 	for i := range in.Tickets {
 		// A row is checked as the create_ticket call it stands for.
-		row := CreateTicketInput{Workspace: in.Workspace, NewTicket: in.Tickets[i]}
+		row := CreateTicketInput{Workspace: in.Workspace, NewTicket: in.Tickets[i].NewTicket}
 		if err := row.Validate(); err != nil {
 			return invalid("tickets[%d]: %s; nothing was imported: fix that row and call again", i, err.Error())
 		}
-		in.Tickets[i] = row.NewTicket // with its defaults filled
+		in.Tickets[i].NewTicket = row.NewTicket // with its defaults filled
 	}
-	return nil
+	return in.validatePlan()
 }
 
 // ImportResult answers import_tickets, and is the result an import's
 // request record keeps once the task ends.
 type ImportResult struct {
-	RequestID     string     `json:"request_id"`
-	Replayed      bool       `json:"replayed"`
-	TaskID        string     `json:"task_id" jsonschema:"follow it with get_task (or find_request with this request_id)"`
-	Workspace     string     `json:"workspace"`
-	Status        TaskStatus `json:"status" jsonschema:"working, completed, failed or cancelled"`
-	StatusMessage string     `json:"status_message"`
-	Progress      Progress   `json:"progress" jsonschema:"rows handled (done) of all rows (total)"`
-	Imported      int        `json:"imported" jsonschema:"tickets this import created"`
+	RequestID     string            `json:"request_id"`
+	Replayed      bool              `json:"replayed"`
+	TaskID        string            `json:"task_id" jsonschema:"follow it with get_task (or find_request with this request_id)"`
+	Workspace     string            `json:"workspace"`
+	Status        TaskStatus        `json:"status" jsonschema:"working, completed, failed or cancelled"`
+	StatusMessage string            `json:"status_message"`
+	Progress      Progress          `json:"progress" jsonschema:"rows handled (done) of all rows (total)"`
+	Imported      int               `json:"imported" jsonschema:"tickets this import created"`
+	Keys          map[string]string `json:"keys,omitempty" jsonschema:"the ticket id each row key became, once the import completed"`
 }
 
 func (r *ImportResult) markReplayed() { r.Replayed = true }
 
 func importResult(t Task) ImportResult {
 	return ImportResult{RequestID: t.Request.RequestID, TaskID: t.ID, Workspace: t.Workspace, Status: t.Status,
-		StatusMessage: t.Message, Progress: t.Progress, Imported: t.Imported}
+		StatusMessage: t.Message, Progress: t.Progress, Imported: t.Imported, Keys: t.Keys}
 }
 
 // TaskRunner continues tasks outside the call that created them: a Step
@@ -119,6 +120,10 @@ func (s *Service) ImportTickets(ctx context.Context, in ImportTicketsInput) (Imp
 	}
 	// Policy before anything is written; the chunks check it again at commit.
 	if err := s.importAllowed(ctx, p, in.Workspace); err != nil {
+		return ImportResult{}, err
+	}
+	// Existing tickets the rows name, judged before anything is written.
+	if err := s.checkPlanTargets(ctx, p, in); err != nil {
 		return ImportResult{}, err
 	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
@@ -222,6 +227,7 @@ func (s *Service) startImport(ctx context.Context, p Principal, rec ledger.Recor
 		UpdatedAt:    now,
 		ExpiresAt:    now.Add(s.retention),
 		PollInterval: s.pollInterval,
+		Plan:         in.hasPlan(),
 	}
 	task.Message = progressMessage(task)
 	if s.runner != nil {

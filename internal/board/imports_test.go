@@ -57,7 +57,7 @@ func as(author string) context.Context {
 func importInput(id string, n int) board.ImportTicketsInput {
 	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
 	for i := range n {
-		in.Tickets = append(in.Tickets, board.NewTicket{Title: fmt.Sprintf("row %d", i), Tags: []string{"imported"}})
+		in.Tickets = append(in.Tickets, board.ImportRow{NewTicket: board.NewTicket{Title: fmt.Sprintf("row %d", i), Tags: []string{"imported"}}})
 	}
 	return in
 }

@@ -34,6 +34,12 @@ func (s *Service) relation(ctx context.Context, tool string, in RelateInput, add
 	if err != nil {
 		return RelationResult{}, err
 	}
+	return s.writeRelation(ctx, p, tool, in, add, rec, canonical)
+}
+
+// writeRelation writes a validated relation under the ledger record rec:
+// a call's own, or one an import derives from its request and row.
+func (s *Service) writeRelation(ctx context.Context, p Principal, tool string, in RelateInput, add bool, rec ledger.Record, canonical []byte) (RelationResult, error) {
 	slug, _, _ := ParseTicketID(in.ID)
 	lc := ledgerCall{p: p, tool: tool, canonical: canonical, fingerprint: rec.Fingerprint, workspace: slug, ticketID: in.ID}
 	// Both tickets' locks, in id order so two relations of one pair

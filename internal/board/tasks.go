@@ -79,9 +79,14 @@ type Task struct {
 	Progress Progress `json:"progress"`
 	// Imported counts the tickets this task created (rows another run of
 	// the same request had already imported are done but not imported).
-	Imported int             `json:"imported"`
-	Result   json.RawMessage `json:"result,omitempty"`
-	Error    *TaskError      `json:"error,omitempty"`
+	Imported int `json:"imported"`
+	// Plan marks an import whose rows carry keys or relations: once every
+	// row is imported, its relations are written, then Keys answers the
+	// ticket each key became.
+	Plan   bool              `json:"plan,omitempty"`
+	Keys   map[string]string `json:"keys,omitempty"`
+	Result json.RawMessage   `json:"result,omitempty"`
+	Error  *TaskError        `json:"error,omitempty"`
 	// Execution names the runner's execution (a Step Functions execution
 	// ARN on AWS, empty locally).
 	Execution    string        `json:"execution,omitempty"`

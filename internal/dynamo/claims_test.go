@@ -27,9 +27,9 @@ func TestClaimNextReadsTheClaimableIndex(t *testing.T) {
 			}
 			person := board.WithPrincipal(context.Background(), board.Principal{Author: "human:alice", Source: board.SourceWeb})
 			const old = 120
-			rows := make([]board.NewTicket, old)
+			rows := make([]board.ImportRow, old)
 			for i := range rows {
-				rows[i] = board.NewTicket{Title: fmt.Sprint("old ", i), Priority: board.PriorityLow}
+				rows[i] = board.ImportRow{NewTicket: board.NewTicket{Title: fmt.Sprint("old ", i), Priority: board.PriorityLow}}
 			}
 			if _, err := svc.ImportTickets(person, board.ImportTicketsInput{RequestID: "old", Workspace: "inbox", Tickets: rows}); err != nil {
 				t.Fatal(err)

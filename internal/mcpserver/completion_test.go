@@ -108,9 +108,9 @@ func TestCompletionForAPerson(t *testing.T) {
 // An answer holds at most 100 values and says when there are more.
 func TestCompletionIsBounded(t *testing.T) {
 	onEachStore(t, envOptions{}, func(t *testing.T, e *env) {
-		rows := make([]board.NewTicket, 130)
+		rows := make([]board.ImportRow, 130)
 		for i := range rows {
-			rows[i] = board.NewTicket{Title: fmt.Sprintf("row %d", i+1)}
+			rows[i] = board.ImportRow{NewTicket: board.NewTicket{Title: fmt.Sprintf("row %d", i+1)}}
 		}
 		if _, err := e.Svc.ImportTickets(board.WithPrincipal(t.Context(), agent), board.ImportTicketsInput{RequestID: "many", Workspace: "inbox", Tickets: rows}); err != nil {
 			t.Fatal(err)

@@ -234,7 +234,7 @@ func (e *sfnEnv) importRows(t *testing.T, requestID string, n int) board.ImportR
 	t.Helper()
 	in := board.ImportTicketsInput{RequestID: requestID, Workspace: "inbox"}
 	for i := range n {
-		in.Tickets = append(in.Tickets, board.NewTicket{Title: fmt.Sprintf("%s row %05d", requestID, i)})
+		in.Tickets = append(in.Tickets, board.ImportRow{NewTicket: board.NewTicket{Title: fmt.Sprintf("%s row %05d", requestID, i)}})
 	}
 	res, err := e.svc.ImportTickets(alice, in)
 	if err != nil {
@@ -496,7 +496,7 @@ func TestStateMachineOnMoto(t *testing.T) {
 		defer release()
 		in := board.ImportTicketsInput{RequestID: "revoked", Workspace: "inbox"}
 		for i := range 3000 {
-			in.Tickets = append(in.Tickets, board.NewTicket{Title: fmt.Sprintf("revoked row %05d", i)})
+			in.Tickets = append(in.Tickets, board.ImportRow{NewTicket: board.NewTicket{Title: fmt.Sprintf("revoked row %05d", i)}})
 		}
 		res, err := e.svc.ImportTickets(agent, in)
 		if err != nil || res.Status != board.TaskWorking {

@@ -20,6 +20,8 @@ func relationTests() []contractTest {
 		{"ready: open with every blocker done; list_tickets filters ready and parent", testRelationReady},
 		{"claim_next hands out only ready tickets", testRelationClaimNext},
 		{"a replay answers the first answer; AI is refused in read-only workspaces, hidden ones do not exist", testRelationReplayAndPolicy},
+		{"an import relates its rows by key and to existing tickets, once, and answers each key's ticket", testImportPlan},
+		{"an import whose plan breaks a rule is refused whole, naming the row and rule", testImportPlanRefused},
 	}
 }
 

@@ -38,7 +38,7 @@ func open(t *testing.T, dir string) *sqlite.Store {
 func input(id string, n int) board.ImportTicketsInput {
 	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
 	for i := range n {
-		in.Tickets = append(in.Tickets, board.NewTicket{Title: fmt.Sprintf("row %d", i)})
+		in.Tickets = append(in.Tickets, board.ImportRow{NewTicket: board.NewTicket{Title: fmt.Sprintf("row %d", i)}})
 	}
 	return in
 }

@@ -114,7 +114,7 @@ func TestLiveMarkersMoveWithEveryChange(t *testing.T) {
 			}},
 			{"tickets imported", func() {
 				must("import")(other.ImportTickets(agent, board.ImportTicketsInput{RequestID: "i1", Workspace: "inbox",
-					Tickets: []board.NewTicket{{Title: "imported one"}, {Title: "imported two"}}}))
+					Tickets: []board.ImportRow{{NewTicket: board.NewTicket{Title: "imported one"}}, {NewTicket: board.NewTicket{Title: "imported two"}}}}))
 			}},
 			{"the workspace renamed", func() {
 				name := "Incoming"

@@ -171,10 +171,10 @@ func runOne(open func(i int) (board.Store, error), opt options) (result, error) 
 	person := board.WithPrincipal(ctx, board.Principal{Author: "human:bench", Source: board.SourceWeb})
 	for start := 0; start < opt.tickets; start += board.MaxImportRows {
 		n := min(board.MaxImportRows, opt.tickets-start)
-		rows := make([]board.NewTicket, n)
+		rows := make([]board.ImportRow, n)
 		priorities := []board.Priority{board.PriorityLow, board.PriorityNormal, board.PriorityHigh, board.PriorityUrgent}
 		for i := range rows {
-			rows[i] = board.NewTicket{Title: fmt.Sprint("work ", start+i), Priority: priorities[(start+i)%len(priorities)]}
+			rows[i] = board.ImportRow{NewTicket: board.NewTicket{Title: fmt.Sprint("work ", start+i), Priority: priorities[(start+i)%len(priorities)]}}
 		}
 		res, err := svcs[0].ImportTickets(person, board.ImportTicketsInput{RequestID: fmt.Sprint("seed-", start), Workspace: "inbox", Tickets: rows})
 		if err != nil {

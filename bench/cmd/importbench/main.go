@@ -41,11 +41,11 @@ var alice = board.WithPrincipal(context.Background(), board.Principal{Author: "a
 func input(id string, n int) board.ImportTicketsInput {
 	in := board.ImportTicketsInput{RequestID: id, Workspace: "inbox"}
 	for i := range n {
-		in.Tickets = append(in.Tickets, board.NewTicket{
+		in.Tickets = append(in.Tickets, board.ImportRow{NewTicket: board.NewTicket{
 			Title: fmt.Sprintf("Imported ticket %05d", i),
 			Body:  "A ticket from a spreadsheet export, with a line of text as most have.",
 			Tags:  []string{"imported"},
-		})
+		}})
 	}
 	return in
 }
