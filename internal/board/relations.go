@@ -24,7 +24,10 @@ const (
 type RelationKind string
 
 const (
+	// RelationBlocks: the ticket blocks the other, which is not ready
+	// until it is done.
 	RelationBlocks RelationKind = "blocks"
+	// RelationParent: the ticket is the other's parent.
 	RelationParent RelationKind = "parent"
 )
 
