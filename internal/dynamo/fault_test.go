@@ -138,17 +138,22 @@ func TestFaultsOnSave(t *testing.T) {
 	if err != nil || up.Replayed || up.Ticket.Version != 2 {
 		t.Fatalf("update under faults: %+v %v, want version 2, not replayed", up, err)
 	}
+	inj.disarm() // the update may have stopped before its last fault
 	inj.arm("TransactWriteItems", all...)
 	mv, err := svc.MoveTicket(ctx, board.MoveTicketInput{RequestID: "m", ID: "inbox-1", Status: board.StatusDoing})
 	if err != nil || mv.Replayed || mv.Ticket.Version != 3 {
 		t.Fatalf("move under faults: %+v %v, want version 3, not replayed", mv, err)
 	}
+	inj.disarm()
 	inj.arm("TransactWriteItems", all...)
 	inj.arm("BatchGetItem", faultThrottle, faultServerError)
 	note, err := svc.AddNote(ctx, board.AddNoteInput{RequestID: "n", ID: "inbox-1", Body: "a note"})
 	if err != nil || note.Replayed {
 		t.Fatalf("note under faults: %+v %v", note, err)
 	}
+	// A save that finds its own lost attempt committed while it waits to
+	// resend after the conflict stops there, before the last fault.
+	inj.disarm()
 	// An AI call that changes nothing writes its record with a check that
 	// the policy still allows it: a transaction of two items.
 	before := inj.count("TransactWriteItems")

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -96,9 +97,29 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			}
 			return stepBackoff, nil
 		},
-		stillValid: func(ctx context.Context) error { return s.ticketStillAt(ctx, tx.Before.ID, tx.Before.Version) },
+		stillValid: func(ctx context.Context) error {
+			moved := s.ticketStillAt(ctx, tx.Before.ID, tx.Before.Version)
+			if moved == nil {
+				return nil
+			}
+			// The ticket moved: perhaps by this call's own attempt whose
+			// answer was lost, which the SDK resent into the conflict.
+			// Its record is then the answer, not a reason to recompute.
+			held, err := s.committedEarlier(ctx, tx.Request.Key, now, tries)
+			if err != nil {
+				return err
+			}
+			if held != nil {
+				replay = held
+				return errCommittedEarlier
+			}
+			return moved
+		},
 	})
 	switch {
+	case errors.Is(err, errCommittedEarlier):
+		s.cache.countsChanged(tx.Before.Workspace)
+		return *replay, nil
 	case err != nil:
 		return ledger.Record{}, err
 	case replay != nil:

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -98,4 +99,18 @@ func (s *Store) ownRecord(ctx context.Context, key ledger.Key, old map[string]ty
 		return nil, verdict, stepDone, &ledger.ExistsError{Record: *held}
 	}
 	return nil, verdict, stepAgain, nil
+}
+
+// errCommittedEarlier ends a write whose own earlier attempt, its answer
+// lost, is found committed while the write waits to be sent again.
+var errCommittedEarlier = errors.New("dynamo: an earlier attempt of this write committed")
+
+// committedEarlier reads key's request record consistently and answers it
+// when one of the write's own attempts (tries) stored it, nil otherwise.
+func (s *Store) committedEarlier(ctx context.Context, key ledger.Key, now time.Time, tries writeAttempts) (*ledger.Record, error) {
+	verdict, held, err := s.existingRecord(ctx, key, nil, now, tries)
+	if err != nil || verdict != recordOurs {
+		return nil, err
+	}
+	return held, nil
 }

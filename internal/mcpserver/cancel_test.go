@@ -255,8 +255,8 @@ func runCancelCase(t *testing.T, c cancelCase, backend string) runResult {
 	}
 	select {
 	case callErr = <-done:
-	case <-time.After(gateBound):
-		return runResult{outcome: outcomeRequireEvent, detail: "the call did not end"}
+	case <-time.After(callBound):
+		return runResult{outcome: outcomeRequireEvent, detail: fmt.Sprintf("the call did not end within %s; phases %v", callBound, g.recorded())}
 	}
 	if c.cancelAfter {
 		cancel()
