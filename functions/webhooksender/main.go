@@ -157,4 +157,3 @@ func (s *sender) sendOne(ctx context.Context, m events.SQSMessage) (time.Duratio
 		"tries", tries, "wait", out.Wait.String(), "paused", out.Paused)
 	return out.Wait, false
 }
-
