@@ -59,8 +59,8 @@ func NewSender(ctx context.Context, getenv func(string) string, log *slog.Logger
 
 // Handle sends a batch: the groups (a subscription's deliveries about one
 // ticket) side by side, each in order. Once one of a group's messages
-// fails, the ones after it are not sent: they are reported too and wait
-// as long as it does, so the group keeps its order.
+// fails, the ones after it are not sent: they are reported too, and wait
+// behind it in the queue, so the group keeps its order.
 func (s *Sender) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	var groups [][]int
 	at := map[string]int{}
@@ -102,10 +102,14 @@ func (s *Sender) sendGroup(ctx context.Context, recs []events.SQSMessage, group 
 		}
 		for _, j := range group[k:] {
 			failed[j] = true
+			// The ones after it are visible again at once: a FIFO queue
+			// hands out none of a group while one of it is in flight, so
+			// they follow the failed one, in order, as soon as it is taken.
 			if err := s.queue.Wait(ctx, recs[j].ReceiptHandle, wait); err != nil {
 				// It comes back after the queue's visibility timeout instead.
 				s.log.Warn("setting a webhook delivery's retry time failed", "message_id", recs[j].MessageId, "err", err)
 			}
+			wait = 0
 		}
 		return
 	}
