@@ -2,16 +2,11 @@ package webhooklambda
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +23,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/streamimage"
 	"github.com/ticket-ledger/ticket-ledger/internal/testbackends"
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
+	"github.com/ticket-ledger/ticket-ledger/internal/webhook/webhooktest"
 )
 
 // rig is the AWS path on moto: a table with a stream (as template.yaml
@@ -206,8 +202,8 @@ func (r *rig) drain(t *testing.T) []queued {
 }
 
 // receiver is a loopback webhook endpoint that checks each request's
-// signature the way the Standard Webhooks specification says, sharing no
-// code with the sender, and answers what answer says.
+// signature with webhooktest.Verify (the specification's check, sharing no
+// code with the sender), and answers what answer says.
 type receiver struct {
 	*httptest.Server
 	mu     sync.Mutex
@@ -235,7 +231,7 @@ func newReceiver(t *testing.T) *receiver {
 			}
 		}
 		status := rc.answer(id, n)
-		err := verify(rc.secret, req.Header, body)
+		err := webhooktest.Verify(rc.secret, req.Header, body, time.Now(), 5*time.Minute)
 		ticket := ""
 		if i := strings.Index(string(body), `"ticket":{"id":"`); i >= 0 {
 			ticket, _, _ = strings.Cut(string(body[i+len(`"ticket":{"id":"`):]), `"`)
@@ -258,33 +254,4 @@ func (rc *receiver) deliveries() []received {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return append([]received(nil), rc.got...)
-}
-
-// verify is the Standard Webhooks check: HMAC-SHA256 keyed with the
-// base64 after "whsec_" over "<id>.<timestamp>.<body>", any "v1,"
-// signature of the header matching, the timestamp within five minutes.
-func verify(secret string, h http.Header, body []byte) error {
-	id, ts, sigs := h.Get("webhook-id"), h.Get("webhook-timestamp"), h.Get("webhook-signature")
-	sec, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || id == "" {
-		return errors.New("no webhook-id or no unix webhook-timestamp")
-	}
-	if d := time.Since(time.Unix(sec, 0)); d > 5*time.Minute || d < -5*time.Minute {
-		return errors.New("webhook-timestamp is outside the tolerance")
-	}
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-	if err != nil {
-		return err
-	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(id + "." + ts + "."))
-	mac.Write(body)
-	for _, s := range strings.Fields(sigs) {
-		if v, b64, ok := strings.Cut(s, ","); ok && v == "v1" {
-			if got, err := base64.StdEncoding.DecodeString(b64); err == nil && hmac.Equal(got, mac.Sum(nil)) {
-				return nil
-			}
-		}
-	}
-	return errors.New("no v1 signature matches")
 }
