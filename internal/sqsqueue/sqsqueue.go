@@ -23,9 +23,11 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
-// MaxWait is the longest a message can be kept invisible (SQS's bound on
-// a visibility timeout): a longer retry step waits this long.
-const MaxWait = 12 * time.Hour
+// MaxWait is the longest a failed message is kept invisible: SQS refuses
+// a visibility timeout reaching more than 12 hours past the message's
+// receive, and some of that has passed by the time the sender sets it. A
+// longer retry step waits this long.
+const MaxWait = 12*time.Hour - 10*time.Minute
 
 // batchMax is how many messages one SendMessageBatch takes.
 const batchMax = 10
@@ -130,14 +132,21 @@ func Decode(body string) (webhook.Delivery, error) {
 }
 
 // Wait keeps a received message (by its receipt handle) invisible for
-// wait from now, at most MaxWait, rounded up to whole seconds: it is
-// received again then, the next in its group after it.
+// wait from now, at most MaxWait, in whole seconds: it is received again
+// then, ahead of the rest of its group. A wait of 0 makes it visible at
+// once.
 func (q *Queue) Wait(ctx context.Context, receipt string, wait time.Duration) error {
+	_, err := q.client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+		QueueUrl: aws.String(q.url), ReceiptHandle: aws.String(receipt), VisibilityTimeout: visibility(wait)})
+	return err
+}
+
+// visibility is a wait as a visibility timeout: whole seconds, at least
+// one for any wait (0 only for none), at most MaxWait.
+func visibility(wait time.Duration) int32 {
 	secs := int32(min(wait, MaxWait).Round(time.Second) / time.Second)
 	if wait > 0 && secs == 0 {
 		secs = 1
 	}
-	_, err := q.client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-		QueueUrl: aws.String(q.url), ReceiptHandle: aws.String(receipt), VisibilityTimeout: secs})
-	return err
+	return secs
 }
