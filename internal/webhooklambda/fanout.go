@@ -19,6 +19,13 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/webhook"
 )
 
+// FanoutTableActions are the DynamoDB operations the fan-out sends:
+// opening the store (the workspaces' BatchGetItem, a conditional PutItem
+// seeding one missing) and one Query of the subscriptions. template.yaml
+// grants these and no more (a test holds the two equal, another records
+// what the fan-out sends).
+var FanoutTableActions = []string{"BatchGetItem", "PutItem", "Query"}
+
 // Fanout turns stream records of new events into queued deliveries.
 type Fanout struct {
 	hooks interface {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,6 +38,12 @@ type rig struct {
 	queue                      *lambdatest.FIFOQueue
 	admin                      context.Context
 	n                          int
+	// proxy stands between the functions and moto's DynamoDB, recording
+	// the operations each sends (ops, by the function's name).
+	proxy *lambdatest.DynamoProxy
+	opsMu sync.Mutex
+	ops   map[string]map[string]bool
+	who   string // the function now running
 }
 
 func newRig(t *testing.T) *rig {
@@ -70,12 +77,46 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r.admin = board.WithPrincipal(ctx, board.Principal{Author: "human:alice", Role: board.RoleAdmin, Source: board.SourceREST})
+	if r.proxy, err = lambdatest.StartDynamoProxy(endpoint); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.proxy.Close)
+	r.ops = map[string]map[string]bool{}
+	r.proxy.Observe = func(op string, _ []byte) {
+		r.opsMu.Lock()
+		defer r.opsMu.Unlock()
+		if r.ops[r.who] == nil {
+			r.ops[r.who] = map[string]bool{}
+		}
+		r.ops[r.who][op] = true
+	}
 	return r
+}
+
+// as names the function whose DynamoDB requests follow.
+func (r *rig) as(who string) {
+	r.opsMu.Lock()
+	defer r.opsMu.Unlock()
+	r.who = who
+}
+
+// checkGranted fails t when a function sent an operation it is not granted.
+func (r *rig) checkGranted(t *testing.T) {
+	t.Helper()
+	r.opsMu.Lock()
+	defer r.opsMu.Unlock()
+	for who, granted := range map[string][]string{"fanout": FanoutTableActions, "sender": SenderTableActions} {
+		for op := range r.ops[who] {
+			if !slices.Contains(granted, op) {
+				t.Errorf("the %s sent %s, which template.yaml does not grant it (%v)", who, op, granted)
+			}
+		}
+	}
 }
 
 // env is the functions' environment, with more settings.
 func (r *rig) env(more ...string) func(string) string {
-	m := map[string]string{"LEDGER_TABLE": r.table, "DYNAMODB_ENDPOINT": r.endpoint, "LEDGER_DYNAMODB_SERIALIZE_WRITES": "1",
+	m := map[string]string{"LEDGER_TABLE": r.table, "DYNAMODB_ENDPOINT": r.proxy.URL, "LEDGER_DYNAMODB_SERIALIZE_WRITES": "1",
 		"LEDGER_WEBHOOK_QUEUE_URL": r.queue.URL, "SQS_ENDPOINT": r.endpoint, "LEDGER_WEBHOOK_ALLOW_PRIVATE": "1"}
 	for i := 0; i+1 < len(more); i += 2 {
 		m[more[i]] = more[i+1]
@@ -85,6 +126,8 @@ func (r *rig) env(more ...string) func(string) string {
 
 func (r *rig) fanout(t *testing.T) *Fanout {
 	t.Helper()
+	r.as("fanout")
+	defer r.as("")
 	f, err := NewFanout(t.Context(), r.env(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +137,8 @@ func (r *rig) fanout(t *testing.T) *Fanout {
 
 func (r *rig) sender(t *testing.T, more ...string) *Sender {
 	t.Helper()
+	r.as("sender")
+	defer r.as("")
 	s, err := NewSender(t.Context(), r.env(more...), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +207,8 @@ func streamEvents(t *testing.T, recs []events.DynamoDBEventRecord) []board.Event
 // fanOut hands the stream's records to the fan-out as one batch.
 func (r *rig) fanOut(t *testing.T, f *Fanout, recs []events.DynamoDBEventRecord) {
 	t.Helper()
+	r.as("fanout")
+	defer r.as("")
 	resp, err := f.Handle(t.Context(), events.DynamoDBEvent{Records: recs})
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("fan-out of %d records: %+v, %v", len(recs), resp, err)

@@ -18,6 +18,14 @@ import (
 // the receiver's (the store could not be read): the queue tries it again.
 const retryAfterError = 30 * time.Second
 
+// SenderTableActions are the DynamoDB operations the sender sends:
+// opening the store (BatchGetItem, a conditional PutItem), the
+// subscription and the sealing key (GetItem; PutItem the first time), the
+// delivery log (PutItem, a Query of its keys, BatchWriteItem deleting past
+// the newest 100) and its progress or pause (UpdateItem). template.yaml
+// grants these and no more.
+var SenderTableActions = []string{"BatchGetItem", "BatchWriteItem", "GetItem", "PutItem", "Query", "UpdateItem"}
+
 // Sender posts queued deliveries.
 type Sender struct {
 	hooks interface {

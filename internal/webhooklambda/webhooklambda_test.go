@@ -82,6 +82,7 @@ func TestFanoutQueuesOneMessagePerSubscriptionAndEvent(t *testing.T) {
 	if _, ok := have[all.ID+"/"+b]; !ok {
 		t.Errorf("no group for ticket %s", b)
 	}
+	r.checkGranted(t)
 }
 
 // failingQueue refuses its second Enqueue.
@@ -172,6 +173,7 @@ func TestSenderPostsInOrderAndRetriesAfterTheStep(t *testing.T) {
 			time.Sleep(50 * time.Millisecond) // polling the queue, as Lambda's poller does
 			continue
 		}
+		r.as("sender")
 		resp, err := s.Handle(t.Context(), ev)
 		if err != nil {
 			t.Fatal(err)
@@ -232,6 +234,7 @@ func TestSenderPostsInOrderAndRetriesAfterTheStep(t *testing.T) {
 	if gap < step-500*time.Millisecond {
 		t.Errorf("the failed delivery came back after %v, before its retry step %v", gap, step)
 	}
+	r.checkGranted(t)
 }
 
 // After failing for the give-up window the subscription is paused with
@@ -261,6 +264,7 @@ func TestSenderPausesAfterTheGiveUpWindow(t *testing.T) {
 			time.Sleep(50 * time.Millisecond) // polling the queue, as Lambda's poller does
 			continue
 		}
+		r.as("sender")
 		resp, err := s.Handle(t.Context(), ev)
 		if err != nil || len(resp.BatchItemFailures) != 1 {
 			t.Fatalf("a failing delivery: %+v, %v", resp, err)
@@ -284,6 +288,7 @@ func TestSenderPausesAfterTheGiveUpWindow(t *testing.T) {
 	if got := r.drain(t); len(got) != 0 {
 		t.Errorf("an event after the pause was queued: %+v", got)
 	}
+	r.checkGranted(t)
 }
 
 func (r *rig) sub(t *testing.T, id string) webhook.Subscription {
