@@ -174,7 +174,8 @@ bench-webhooks:
 
 # --- Lambda packaging (template.yaml, README "Deploy") ---------------------
 # `make build` writes ./bootstrap (the agents' function), web/bootstrap
-# (the board's), worker/bootstrap and indexer/bootstrap for Lambda
+# (the board's), worker/bootstrap, indexer/bootstrap and the webhooks'
+# webhookfanout/bootstrap and webhooksender/bootstrap for Lambda
 # (provided.al2023, arm64); `sam build` runs build-<Function> with
 # ARTIFACTS_DIR set.
 # The functions are arm64 (template.yaml); LAMBDA_GOARCH=amd64 builds an
@@ -192,13 +193,15 @@ LAMBDA_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda,nethttpomitht
 # these tags to LAMBDA_BUILD's plus noboard.
 AGENTS_BUILD = CGO_ENABLED=0 $(GO) build -tags lambda.norpc,lambda,nethttpomithttp2,noboard -trimpath -ldflags "-s -w"
 
-.PHONY: build-McpFunction build-WebFunction build-WorkerFunction build-IndexerFunction lambda-test bench-coldstart bench-import
+.PHONY: build-McpFunction build-WebFunction build-WorkerFunction build-IndexerFunction build-WebhookFanoutFunction build-WebhookSenderFunction lambda-test bench-coldstart bench-import
 
 build:
 	GOOS=linux GOARCH=arm64 $(AGENTS_BUILD) -o bootstrap ./functions/mcp
 	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o web/bootstrap ./functions/mcp
 	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o worker/bootstrap ./functions/worker
 	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o indexer/bootstrap ./functions/indexer
+	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o webhookfanout/bootstrap ./functions/webhookfanout
+	GOOS=linux GOARCH=arm64 $(LAMBDA_BUILD) -o webhooksender/bootstrap ./functions/webhooksender
 
 # The agents' function: /mcp, REST and OAuth without the board.
 build-McpFunction:
@@ -216,6 +219,14 @@ build-WorkerFunction:
 # The word index's stream consumer (template.yaml IndexerFunction).
 build-IndexerFunction:
 	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/indexer
+
+# The webhooks' stream fan-out and queue sender (template.yaml
+# WebhookFanoutFunction, WebhookSenderFunction).
+build-WebhookFanoutFunction:
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhookfanout
+
+build-WebhookSenderFunction:
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhooksender
 
 $(RIE):
 	bash scripts/prereqs.sh

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
+	"github.com/ticket-ledger/ticket-ledger/internal/streamimage"
 )
 
 func main() {
@@ -74,11 +75,11 @@ func (x *indexer) handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 }
 
 func (x *indexer) apply(ctx context.Context, r events.DynamoDBEventRecord) error {
-	before, err := dynamo.TicketFromImage(image(r.Change.OldImage))
+	before, err := dynamo.TicketFromImage(streamimage.Image(r.Change.OldImage))
 	if err != nil {
 		return fmt.Errorf("old image: %w", err)
 	}
-	newImage := image(r.Change.NewImage)
+	newImage := streamimage.Image(r.Change.NewImage)
 	after, err := dynamo.TicketFromImage(newImage)
 	if err != nil {
 		return fmt.Errorf("new image: %w", err)

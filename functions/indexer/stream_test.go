@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -86,52 +82,14 @@ func (b *streamBoard) wordItems(t *testing.T, ctx context.Context, firstTwo stri
 	return len(out.Items)
 }
 
-// records reads every record of the table's stream from moto (DynamoDB
-// Streams' JSON API, the records as Lambda delivers them).
+// records reads every record of the table's stream from moto.
 func (b *streamBoard) records(t *testing.T, ctx context.Context) []events.DynamoDBEventRecord {
 	t.Helper()
-	call := func(target string, in, out any) {
-		t.Helper()
-		body, _ := json.Marshal(in)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, b.endpoint, bytes.NewReader(body))
-		req.Header.Set("X-Amz-Target", "DynamoDBStreams_20120810."+target)
-		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-		req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=test/20261202/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: HTTP %d %s", target, resp.StatusCode, raw)
-		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s: %v", target, err)
-		}
+	recs, err := lambdatest.StreamRecords(ctx, b.endpoint, b.streamARN)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var desc struct {
-		StreamDescription struct{ Shards []struct{ ShardId string } }
-	}
-	call("DescribeStream", map[string]string{"StreamArn": b.streamARN}, &desc)
-	var all []events.DynamoDBEventRecord
-	for _, sh := range desc.StreamDescription.Shards {
-		var it struct{ ShardIterator *string }
-		call("GetShardIterator", map[string]string{"StreamArn": b.streamARN, "ShardId": sh.ShardId, "ShardIteratorType": "TRIM_HORIZON"}, &it)
-		for it.ShardIterator != nil {
-			var page struct {
-				Records           []events.DynamoDBEventRecord
-				NextShardIterator *string
-			}
-			call("GetRecords", map[string]string{"ShardIterator": *it.ShardIterator}, &page)
-			if len(page.Records) == 0 {
-				break
-			}
-			all = append(all, page.Records...)
-			it.ShardIterator = page.NextShardIterator
-		}
-	}
-	return all
+	return recs
 }
 
 // words is n distinct words with a prefix: more than a write's transaction

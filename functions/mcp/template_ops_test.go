@@ -98,7 +98,7 @@ func TestTemplateOperations(t *testing.T) {
 	// alarms must sum every operation the functions may send.
 	t.Run("table alarms cover every operation", func(t *testing.T) {
 		ops := map[string]bool{"TransactWriteItems": true} // every write; checked per item by IAM
-		for _, fn := range []string{agentsResource, webResource, workerResource, indexerResource} {
+		for _, fn := range []string{agentsResource, webResource, workerResource, indexerResource, webhookFanoutResource, webhookSenderResource} {
 			for _, st := range list(get(list(tpl.named(t, fn, "AWS::Serverless::Function").props["Policies"])[0], "Statement")) {
 				for _, a := range list(get(st, "Action")) {
 					if op, ok := strings.CutPrefix(str(a), "dynamodb:"); ok && op != "ConditionCheckItem" {

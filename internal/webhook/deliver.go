@@ -178,18 +178,13 @@ func (s *Service) Deliver(ctx context.Context, sub Subscription) error {
 				p.Cursor = ev.Cursor // stored with the next delivery, or at the end
 				continue
 			}
-			a, err := s.send(ctx, sub, ev, AttemptDelivery)
+			a, err := s.deliverOne(ctx, sub, ev)
 			if err != nil {
 				return err
 			}
-			if ctx.Err() != nil {
-				return ctx.Err() // shutting down: the event is sent again on the next start
-			}
-			if err := s.cfg.Store.AddAttempt(ctx, sub.ID, a); err != nil {
-				return err
-			}
 			if !a.OK {
-				return s.failed(ctx, sub, p, a)
+				_, _, err := s.failed(ctx, sub, p, a, p.Failures+1)
+				return err
 			}
 			p = Progress{Cursor: ev.Cursor}
 			if err := save(); err != nil {
@@ -206,26 +201,47 @@ func (s *Service) Deliver(ctx context.Context, sub Subscription) error {
 	return nil
 }
 
-// failed holds the subscription at the event that failed: its next try
-// waits for the schedule's next step, or, after the give-up window, the
-// subscription is paused with the reason.
-func (s *Service) failed(ctx context.Context, sub Subscription, p Progress, last Attempt) error {
+// deliverOne posts one event to one subscription and logs the attempt:
+// the step the local loop (Deliver) and the queue's sender (SendQueued)
+// share. A context ended during the post is an error, not a failed
+// attempt: the event is sent again by whoever runs next.
+func (s *Service) deliverOne(ctx context.Context, sub Subscription, ev FeedEvent) (Attempt, error) {
+	a, err := s.send(ctx, sub, ev, AttemptDelivery)
+	if err != nil {
+		return Attempt{}, err
+	}
+	if ctx.Err() != nil {
+		return Attempt{}, ctx.Err()
+	}
+	if err := s.cfg.Store.AddAttempt(ctx, sub.ID, a); err != nil {
+		return Attempt{}, err
+	}
+	return a, nil
+}
+
+// failed records a failed attempt in the subscription's progress p (the
+// tries-th in a row at what failed): the next try waits for the
+// schedule's step for tries, or, once the subscription has failed for the
+// whole give-up window, it is paused with the reason. It returns the wait,
+// and whether it paused the subscription.
+func (s *Service) failed(ctx context.Context, sub Subscription, p Progress, last Attempt, tries int) (time.Duration, bool, error) {
 	now := s.cfg.Now()
-	if p.Failures == 0 {
+	if p.Failures == 0 || p.FailingSince.IsZero() {
 		p.FailingSince = now.UTC()
 	}
 	p.Failures++
 	if now.Sub(p.FailingSince) >= s.cfg.GiveUp {
 		p.NextAttempt = time.Time{}
 		if err := s.cfg.Store.SaveProgress(ctx, sub.ID, p); err != nil {
-			return err
+			return 0, false, err
 		}
 		reason := pauseReason(p.FailingSince, s.cfg.GiveUp, last)
 		s.cfg.Logger.Warn("webhooks: subscription paused", "subscription", sub.ID, "workspace", sub.Workspace, "reason", reason)
-		return s.cfg.Store.SetPaused(ctx, sub.ID, true, reason)
+		return 0, true, s.cfg.Store.SetPaused(ctx, sub.ID, true, reason)
 	}
-	p.NextAttempt = now.Add(s.cfg.Schedule[min(p.Failures, len(s.cfg.Schedule))-1]).UTC()
-	return s.cfg.Store.SaveProgress(ctx, sub.ID, p)
+	wait := s.cfg.Schedule[min(max(tries, 1), len(s.cfg.Schedule))-1]
+	p.NextAttempt = now.Add(wait).UTC()
+	return wait, false, s.cfg.Store.SaveProgress(ctx, sub.ID, p)
 }
 
 // ParseSchedule reads a retry schedule: waits separated by commas, such as

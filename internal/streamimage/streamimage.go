@@ -1,13 +1,17 @@
-package main
+// Package streamimage converts a DynamoDB stream record's images, as a
+// Lambda event carries them, to the SDK's attribute values, which the
+// store decodes: what the table's stream consumers (functions/indexer,
+// functions/webhookfanout) share.
+package streamimage
 
 import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// image converts a stream record's image (the Lambda event's attribute
-// values) to the SDK's, which the store decodes.
-func image(in map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue {
+// Image converts a stream record's image (the Lambda event's attribute
+// values) to the SDK's.
+func Image(in map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue {
 	if in == nil {
 		return nil
 	}
@@ -42,7 +46,7 @@ func attribute(v events.DynamoDBAttributeValue) types.AttributeValue {
 		}
 		return &types.AttributeValueMemberL{Value: out}
 	case events.DataTypeMap:
-		return &types.AttributeValueMemberM{Value: image(v.Map())}
+		return &types.AttributeValueMemberM{Value: Image(v.Map())}
 	}
 	return &types.AttributeValueMemberNULL{Value: true}
 }
