@@ -190,6 +190,9 @@ func TestInboxMarkReadAndMarkAllRead(t *testing.T) {
 		if reused.status == http.StatusSeeOther || !strings.Contains(reused.body, "already submitted") || !strings.Contains(reused.body, `id="inbox-list"`) {
 			t.Fatalf("a reused request_id: %d, want the Inbox with the refusal", reused.status)
 		}
+		if r := b.get("/inbox/read"); r.status != http.StatusSeeOther || r.header.Get("Location") != "/inbox" {
+			t.Errorf("GET /inbox/read: %d %v, want the Inbox", r.status, r.header)
+		}
 		bad := b.post("/inbox/read", url.Values{"request_id": {"web-bad"}, "ids": {"not-an-id"}})
 		if bad.status != http.StatusBadRequest || !strings.Contains(bad.body, "is not an inbox item") {
 			t.Fatalf("a bad id: %d", bad.status)
