@@ -48,7 +48,7 @@ func (s *Server) showInbox(w http.ResponseWriter, r *http.Request, q url.Values,
 	// The header's link and its marker first, so a change that lands
 	// while the list is read shows at the next poll; on this page the
 	// link refreshes from the page itself, list and all.
-	badge := s.readInboxBadge(ctx, "")
+	badge := s.inboxPageBadge(ctx)
 	list, err := s.cfg.Service.ListInbox(ctx, in)
 	if err != nil {
 		s.errorPage(w, r, err)

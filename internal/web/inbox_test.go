@@ -257,27 +257,51 @@ func TestInboxCountIsCappedAt99Plus(t *testing.T) {
 	}
 }
 
-// The header's count follows the inbox's marker: unchanged, 304; a new
-// mention or a mark changes it.
-func TestInboxMarkerFollowsItemsAndMarks(t *testing.T) {
+// The header's count follows the count's marker on every page, and the
+// Inbox page (its link with it) the inbox's marker: unchanged, 304; a new
+// mention or a mark changes them. An item that arrives while another is
+// marked read leaves the count as it was, and the number shown right; the
+// Inbox's list learns of it from its own marker.
+func TestInboxMarkersFollowItemsAndMarks(t *testing.T) {
 	e := newEnv(t, "sqlite", auth.ModeRequired)
 	e.addPerson("alice", board.RoleMember)
 	b := e.browser()
 	b.signIn("alice", testPassword)
-	page := b.get("/w/inbox").body
-	etag := `"` + regexp.MustCompile(`id="nav-inbox" data-live-marker="/inbox/changes" data-live-etag="([^"]+)" data-live-page="/inbox/count"`).FindStringSubmatch(page)[1] + `"`
-	b.unchanged("nothing happened", "/inbox/changes", etag)
+	live := func(page, id string) (marker, etag, rest string) {
+		t.Helper()
+		m := regexp.MustCompile(`id="` + id + `"[^>]*? data-live-marker="([^"]+)" data-live-etag="([^"]+)"([^>]*)>`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("#%s does not follow a marker", id)
+		}
+		return m[1], `"` + m[2] + `"`, m[3]
+	}
+	marker, count, rest := live(b.get("/w/inbox").body, "nav-inbox")
+	if marker != "/inbox/count/changes" || rest != ` data-live-page="/inbox/count"` {
+		t.Fatalf("a board's Inbox link follows %s%s, want the count's marker and page", marker, rest)
+	}
+	b.unchanged("nothing happened", marker, count)
 	id := e.mustTicket(helper, "c", "Ask alice", "")
-	e.mustNote(helper, "n", id, "@alice please")
-	etag = b.changed("a mention", "/inbox/changes", etag)
-	b.unchanged("nothing more", "/inbox/changes", etag)
-	count := b.get("/inbox/count")
-	if got := headerCount(t, count.body); got != "1" {
+	e.mustNote(helper, "n1", id, "@alice please")
+	count = b.changed("a mention", marker, count)
+	b.unchanged("nothing more", marker, count)
+	if got := headerCount(t, b.get("/inbox/count").body); got != "1" {
 		t.Fatalf("the count page shows %q", got)
 	}
+
 	p := b.get("/inbox")
-	b.post("/inbox/read", url.Values{"request_id": {formRequestID(t, p.body, "/inbox/read")}, "all": {"1"}})
-	b.changed("mark all read", "/inbox/changes", etag)
+	link, inbox, rest := live(p.body, "nav-inbox")
+	list, listTag, _ := live(p.body, "inbox-page")
+	if link != "/inbox/changes" || list != link || listTag != inbox || rest != "" {
+		t.Fatalf("on the Inbox the link follows %s%s and the list %s: want both the inbox's marker, fetching the page itself", link, rest, list)
+	}
+	ids, _ := shownItems(p.body)
+	e.mustNote(helper, "n2", id, "@alice and another thing")
+	b.post("/inbox/read", url.Values{"request_id": {markForm(t, p.body, ids[0])}, "ids": {ids[0]}})
+	b.unchanged("one read, one new: the count", marker, count)
+	inbox = b.changed("one read, one new: the Inbox", link, inbox)
+	b.post("/inbox/read", url.Values{"request_id": {formRequestID(t, b.get("/inbox").body, "/inbox/read")}, "all": {"1"}})
+	b.changed("mark all read: the count", marker, count)
+	b.changed("mark all read: the Inbox", link, inbox)
 }
 
 // The old "Waiting for me" address leads to the Inbox, whose "Waiting for

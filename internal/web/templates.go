@@ -225,7 +225,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	p.Me = board.PrincipalFrom(r.Context())
 	if p.Me.Author != "" && p.Inbox == nil {
-		p.Inbox = s.readInboxBadge(r.Context(), inboxCountPath)
+		p.Inbox = s.countBadge(r.Context())
 	}
 	if p.Notice == "" {
 		p.Notice = flashFor(r.URL)
