@@ -87,10 +87,11 @@ func inboxURL(unreadOnly bool, cursor string) string {
 // (all): MarkInboxRead under the form's request_id, so a double click
 // or a resent form marks once and answers the first answer.
 func (s *Server) markInboxRead(w http.ResponseWriter, r *http.Request) {
-	in := board.MarkInboxReadInput{RequestID: r.PostFormValue("request_id"), All: r.PostFormValue("all") != "", IDs: r.PostForm["ids"]}
+	_ = r.ParseForm() // a body that does not parse leaves the fields empty, which the use case refuses
+	in := board.MarkInboxReadInput{RequestID: r.PostForm.Get("request_id"), All: r.PostForm.Get("all") != "", IDs: r.PostForm["ids"]}
 	res, err := s.cfg.Service.MarkInboxRead(r.Context(), in)
 	board.Observe(r.Context(), res, err)
-	back := inboxBack(r.PostFormValue("back"))
+	back := inboxBack(r.PostForm.Get("back"))
 	if err != nil {
 		refusedPage(w, back.String())
 		s.showInbox(w, r, back.Query(), statusOf(err), message(err))
