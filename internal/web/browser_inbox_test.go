@@ -114,4 +114,8 @@ func runBrowserInbox(t *testing.T, exe, axe, backend string) {
 		t.Fatalf("after Mark all read the store has %d unread of %d", list.Unread, len(list.Items))
 	}
 	s.shot("inbox-read.png")
+	// On a phone the lines wrap, the count stays in the header.
+	tool("add_note", map[string]any{"request_id": "ask-3", "id": "inbox-1", "body": "@alice and a long question that wraps on a phone: the intermediate or the root?"})
+	s.run("the Inbox on a phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(e.url+"/inbox"), chromedp.WaitVisible(css(`#inbox-list`)))
+	s.shot("inbox-phone.png")
 }
