@@ -123,7 +123,8 @@ bench-scale:
 	$(GO) run ./bench/cmd/memory
 
 # The live board's poll (internal/web, BenchmarkLivePoll): store requests
-# per idle open board and ticket page per minute, and the poll's p50, on
+# per idle open board, ticket page, header unread count and Inbox page per
+# minute, and the poll's p50, on
 # SQLite and DynamoDB on minidyn; on moto too when
 # LEDGER_TEST_DYNAMODB_ENDPOINT is set (scripts/with-moto.sh make
 # bench-live). Not part of `make test`; figures in docs/benchmarks.md.

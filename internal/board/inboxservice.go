@@ -112,6 +112,22 @@ func (s *Service) ListInbox(ctx context.Context, in ListInboxInput) (InboxList, 
 	return out, nil
 }
 
+// UnreadCount answers how many items of the caller's own inbox are unread,
+// counted up to UnreadCountCap (UnreadLabel shows it). The board's header
+// shows it on every page and an open page polls it, so it is the capped
+// count alone: one store read.
+func (s *Service) UnreadCount(ctx context.Context) (int, error) {
+	recipient, err := s.inboxOf(PrincipalFrom(ctx))
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.inbox.CountUnread(ctx, recipient, UnreadCountCap)
+	if err != nil {
+		return 0, s.storeFailure(err)
+	}
+	return n, nil
+}
+
 // visibleItems leaves out, for an agent, the items of workspaces hidden
 // from AI (as they are now: a workspace hidden after the item was written
 // hides it too).

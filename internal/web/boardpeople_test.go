@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -102,65 +101,6 @@ func TestAssignToMe(t *testing.T) {
 		}
 		if strings.Contains(b.get("/tickets/inbox-1").body, `action="/tickets/inbox-1/assign"`) {
 			t.Error("Assign to me is offered on a ticket that is mine already")
-		}
-	})
-}
-
-func TestWaitingForMe(t *testing.T) {
-	eachStore(t, func(t *testing.T, backend string) {
-		e := newEnv(t, backend, auth.ModeRequired)
-		e.addPerson("alice", board.RoleMember)
-		e.addPerson("bob", board.RoleMember)
-		b := e.browser()
-		b.signIn("alice", testPassword)
-		ctx := board.WithPrincipal(context.Background(), board.Principal{Author: "ai:helper", Source: board.SourceMCP})
-		if _, err := e.svc.CreateWorkspace(board.WithPrincipal(context.Background(), board.Principal{Author: "human:alice", Source: board.SourceWeb}),
-			board.CreateWorkspaceInput{RequestID: "w", Slug: "ops", Name: "Operations", AIPolicy: board.PolicyReadWrite}); err != nil {
-			t.Fatal(err)
-		}
-		tickets := []struct {
-			ws, title, owner string
-			status           board.Status
-		}{
-			{"inbox", "mine waiting", "human:alice", board.StatusWaitingHuman},
-			{"ops", "nobody's waiting", "", board.StatusWaitingHuman},
-			{"ops", "any person's waiting", "human", board.StatusWaitingHuman},
-			{"inbox", "bob's waiting", "human:bob", board.StatusWaitingHuman},
-			{"inbox", "mine but doing", "human:alice", board.StatusDoing},
-		}
-		for i, tk := range tickets {
-			res, err := e.svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprintf("c%d", i), Workspace: tk.ws, NewTicket: board.NewTicket{Title: tk.title, Owner: tk.owner}})
-			if err != nil {
-				t.Fatal(i, err)
-			}
-			if _, err := e.svc.MoveTicket(ctx, board.MoveTicketInput{RequestID: fmt.Sprintf("m%d", i), ID: res.Ticket.ID, Status: tk.status}); err != nil {
-				t.Fatal(i, err)
-			}
-		}
-		home := b.get("/")
-		if !strings.Contains(home.body, `<a href="/waiting">Waiting for me</a>`) {
-			t.Fatal("the navigation does not link Waiting for me")
-		}
-		p := b.get("/waiting")
-		if p.status != http.StatusOK {
-			t.Fatalf("/waiting: %d", p.status)
-		}
-		for _, want := range []string{"mine waiting", "nobody&#39;s waiting", "any person&#39;s waiting"} {
-			if !strings.Contains(p.body, want) {
-				t.Errorf("Waiting for me lacks %q", want)
-			}
-		}
-		for _, not := range []string{"bob&#39;s waiting", "mine but doing"} {
-			if strings.Contains(p.body, not) {
-				t.Errorf("Waiting for me shows %q", not)
-			}
-		}
-		// bob sees bob's, and the unowned ones, not alice's.
-		bb := e.browser()
-		bb.signIn("bob", testPassword)
-		p = bb.get("/waiting")
-		if !strings.Contains(p.body, "bob&#39;s waiting") || strings.Contains(p.body, "mine waiting") || !strings.Contains(p.body, "nobody&#39;s waiting") {
-			t.Error("bob's Waiting for me is not bob's")
 		}
 	})
 }

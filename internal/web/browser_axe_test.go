@@ -84,6 +84,7 @@ func TestBrowserAxe(t *testing.T) {
 		{"tokens", "/tokens", `main h1`},
 		{"settings", "/w/inbox/settings", `main form`},
 		{"tasks", "/tasks", `main h1`},
+		{"inbox", "/inbox", `main h1`},
 		{"agents", "/agents", `main h1`},
 	}
 	for _, scheme := range []string{"light", "dark"} {

@@ -16,8 +16,8 @@ import (
 // TestBrowserForms drives the forms that keep input and the people on the
 // board in a real browser: a refused form keeps the title and body typed,
 // marks and focuses the bad field, and reloads without a 404; the owner is
-// picked from a list; Assign to me; Waiting for me; relative times. Every
-// wait polls the page with a deadline.
+// picked from a list; Assign to me; Waiting for you on the Inbox; relative
+// times. Every wait polls the page with a deadline.
 func TestBrowserForms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a real browser; skipped with -short")
@@ -148,16 +148,17 @@ func runBrowserForms(t *testing.T, exe, backend string) {
 		t.Fatalf("Assign to me recorded %d owner changes, want 1", n)
 	}
 
-	// Waiting for me, from the navigation: the agent's question, unowned.
-	run("waiting for me",
-		chromedp.Click(css(`nav a[href="/waiting"]`)),
+	// Waiting for you, on the Inbox from the navigation: the agent's
+	// question, unowned.
+	run("waiting for you",
+		chromedp.Click(css(`nav a[href="/inbox"]`)),
 		chromedp.WaitVisible(css(`#waiting-inbox-1`)),
 		// time.js has shown the time relative, the exact one on hover.
 		until(`(() => { const t = document.querySelector('#waiting-inbox-1 time'); return /^(just now|\d+ min ago)$/.test(t.textContent) && t.title !== "" && t.title !== t.textContent; })()`),
 	)
 	text := get("waiting", chromedp.Text(css(`#waiting-inbox-1`)))
 	if !strings.Contains(text, "Which colour for the button?") || !strings.Contains(text, "nobody") {
-		t.Fatalf("Waiting for me: %q", text)
+		t.Fatalf("Waiting for you: %q", text)
 	}
 	shot("waiting.png")
 

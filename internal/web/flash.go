@@ -26,6 +26,7 @@ var flashes = map[string]string{
 	"note-redacted":       "Note redacted.",
 	"related":             "Link added.",
 	"unrelated":           "Link removed.",
+	"inbox-read":          "Everything in your inbox is marked read.",
 }
 
 // flashParam is the query parameter that names a flash.

@@ -29,6 +29,7 @@ var formPages = map[string]func(r *http.Request) string{
 	"GET /people/{handle}/invite":           peoplePageOf,
 	"GET /invitations/{hash}/revoke":        peoplePageOf,
 	"GET /tokens/{id}/revoke":               func(*http.Request) string { return "/tokens" },
+	"GET /inbox/read":                       func(*http.Request) string { return inboxPath },
 	"GET /tasks/{id}/cancel":                func(*http.Request) string { return "/tasks" },
 	"GET /agents/{id}/revoke":               func(*http.Request) string { return "/agents" },
 }

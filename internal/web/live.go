@@ -12,7 +12,7 @@ import (
 // has changed (static/live.js), with a conditional GET of a change marker
 // that the store answers in one small read. A long-lived stream would not
 // survive API Gateway and Lambda; a poll answered 304 works the same
-// behind both, and costs an idle page one read per poll.
+// behind both, and costs an idle page one read per marker per poll.
 
 // workspaceChanges answers a board's marker (GET /w/{slug}/changes).
 func (s *Server) workspaceChanges(w http.ResponseWriter, r *http.Request) {

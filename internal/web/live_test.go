@@ -214,8 +214,9 @@ func TestLiveMarkersFollowTheBoardsRules(t *testing.T) {
 	})
 }
 
-// An idle open page costs one store request per poll: one SQLite statement,
-// one DynamoDB Query or GetItem. A person may read every workspace, so
+// An idle open page costs one store request per marker a poll asks (its
+// board's or ticket's, and the header's unread count): one SQLite
+// statement, one DynamoDB Query or GetItem. A person may read every workspace, so
 // their poll reads no policy: on DynamoDB it is one request even with a
 // store that never keeps a policy copy, not one every PolicyTTL more.
 func TestLiveIdlePollIsOneStoreRequest(t *testing.T) {
@@ -248,6 +249,10 @@ func TestLiveIdlePollIsOneStoreRequest(t *testing.T) {
 			},
 			"ticket": func(ctx context.Context) error {
 				_, err := svc.TicketChanges(ctx, board.TicketIDInput{ID: "inbox-1"})
+				return err
+			},
+			"inbox count": func(ctx context.Context) error {
+				_, err := svc.UnreadCount(ctx)
 				return err
 			},
 		}

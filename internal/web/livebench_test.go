@@ -20,8 +20,9 @@ import (
 // polls every 2.5 s).
 const livePollsPerMinute = 60 / 2.5
 
-// BenchmarkLivePoll is an idle open board's and ticket page's poll through
-// the whole board handler (make bench-live): the store requests each costs
+// BenchmarkLivePoll is an idle open board's and ticket page's poll, the
+// header's unread count and the Inbox page's marker, through the whole
+// board handler (make bench-live): the store requests each costs
 // (SQLite statements, DynamoDB requests, as the request log counts them),
 // per poll and per open page per minute, and the poll's p50 latency. On
 // SQLite, DynamoDB on minidyn, and moto when its endpoint is set.
@@ -49,10 +50,14 @@ func BenchmarkLivePoll(b *testing.B) {
 				storeRequests.Add(rec.StoreRequests())
 			}))
 			b.Cleanup(ts.Close)
-			for _, path := range []string{"/w/inbox/changes", "/tickets/inbox-1/changes"} {
-				b.Run(map[string]string{"/w/inbox/changes": "board", "/tickets/inbox-1/changes": "ticket"}[path], func(b *testing.B) {
-					benchPoll(b, ts.URL+path, &storeRequests)
-				})
+			// Every page's header asks the unread count too; the Inbox
+			// page asks its own marker instead.
+			markers := []struct{ name, path string }{
+				{"board", "/w/inbox/changes"}, {"ticket", "/tickets/inbox-1/changes"},
+				{"header-count", "/inbox/count/changes"}, {"inbox", "/inbox/changes"},
+			}
+			for _, m := range markers {
+				b.Run(m.name, func(b *testing.B) { benchPoll(b, ts.URL+m.path, &storeRequests) })
 			}
 		})
 	}

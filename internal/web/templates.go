@@ -97,6 +97,13 @@ var funcs = template.FuncMap{
 		return *s
 	},
 	"join":      strings.Join,
+	"inboxWhat": inboxWhat,
+	"inboxReason": func(reason string) string {
+		if l, ok := inboxReasons[reason]; ok {
+			return l
+		}
+		return reason
+	},
 	"total":     total,
 	"who":       board.DisplayAuthor,
 	"links":     linksText,
@@ -197,7 +204,10 @@ type page struct {
 	OAuth  bool   // OAuth is served: show Connected agents
 	Error  string // a refused form's message
 	Notice string
-	Data   any
+	// Inbox is the header's Inbox link with the unread count; render
+	// reads it for a signed-in person when the page has not.
+	Inbox *inboxBadge
+	Data  any
 }
 
 // render writes a page; a template failure is a 500 with nothing half-sent.
@@ -214,6 +224,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		return
 	}
 	p.Me = board.PrincipalFrom(r.Context())
+	if p.Me.Author != "" && p.Inbox == nil {
+		p.Inbox = s.countBadge(r.Context())
+	}
 	if p.Notice == "" {
 		p.Notice = flashFor(r.URL)
 	}

@@ -1,14 +1,18 @@
 package web
 
 import (
-	"net/http"
+	"context"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// "Waiting for me": across every workspace, the tickets waiting for a
-// person that are the signed-in person's to answer: owned by them, or by
-// no one in particular (no owner, or "human", any person).
+// "Waiting for you", a section of the Inbox: across every workspace, the
+// tickets waiting for a person that are the signed-in person's to answer
+// now: owned by them, or by no one in particular (no owner, or "human",
+// any person). The inbox tells of a ticket when it is moved to
+// waiting_human; this section is what waits at this moment, whenever and
+// however it got there (created waiting, waiting since before the inbox,
+// its owner changed since).
 
 type waitingRow struct {
 	Ticket    board.Ticket
@@ -23,15 +27,15 @@ type waitingData struct {
 	Partial []string
 }
 
-func (s *Server) waitingPage(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+// waitingFor reads the tickets waiting for the caller. A workspace where
+// nothing waits is not read.
+func (s *Server) waitingFor(ctx context.Context) (waitingData, error) {
 	me := board.PrincipalFrom(ctx).Author
+	var d waitingData
 	list, err := s.cfg.Service.ListWorkspaces(ctx)
 	if err != nil {
-		s.errorPage(w, r, err)
-		return
+		return d, err
 	}
-	var d waitingData
 	for _, ws := range list.Workspaces {
 		if ws.Counts[board.StatusWaitingHuman] == 0 {
 			continue // nothing waits there: no read
@@ -41,13 +45,11 @@ func (s *Server) waitingPage(w http.ResponseWriter, r *http.Request) {
 		// newest page, keeping those nobody in particular owns.
 		mine, err := s.cfg.Service.ListTickets(ctx, board.ListTicketsInput{Workspace: ws.Slug, Status: board.StatusWaitingHuman, Owner: me, Limit: board.MaxLimit})
 		if err != nil {
-			s.errorPage(w, r, err)
-			return
+			return d, err
 		}
 		all, err := s.cfg.Service.ListTickets(ctx, board.ListTicketsInput{Workspace: ws.Slug, Status: board.StatusWaitingHuman, Limit: board.MaxLimit})
 		if err != nil {
-			s.errorPage(w, r, err)
-			return
+			return d, err
 		}
 		for _, t := range mine.Tickets {
 			d.Rows = append(d.Rows, waitingRow{Ticket: t, Workspace: ws, Mine: true})
@@ -61,5 +63,5 @@ func (s *Server) waitingPage(w http.ResponseWriter, r *http.Request) {
 			d.Partial = append(d.Partial, ws.Slug)
 		}
 	}
-	s.render(w, r, http.StatusOK, "waiting", page{Title: "Waiting for me", Data: d})
+	return d, nil
 }
