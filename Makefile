@@ -106,12 +106,15 @@ bench:
 
 # Bounded cost at scale: grows a board to 1k, 10k and 100k tickets and prints
 # every read's p50/p99 on SQLite and its DynamoDB requests and items read on
-# moto (bench/cmd/scale), then the server's peak memory while 32 clients read
-# the largest tickets the board allows (bench/cmd/memory). On 2 cores SQLite
-# takes about 10 minutes (growing 100 000 tickets through the service); moto
-# over an hour: growing 100 000 tickets with their word items (about 3
-# million items) takes it 33 minutes, and it walks the whole table for every
-# index Query (~20 s at 100 000 tickets before the word items);
+# moto (bench/cmd/scale, which starts moto with its transaction snapshot fix,
+# scripts/moto-stepfunctions.py, unless DYNAMODB_ENDPOINT names a server),
+# then the server's peak memory while 32 clients read the largest tickets
+# the board allows (bench/cmd/memory). On 2 cores SQLite takes about 10
+# minutes (growing 100 000 tickets through the service); moto over an hour:
+# the board grows through the store's batch put (as a board file import),
+# about 30 items per transaction, then its word items (about 3 million
+# items at 100 000 tickets), and moto walks the whole table for every index
+# Query (~20 s at 100 000 tickets before the word items);
 # SCALEFLAGS='-sizes 1000,10000' takes about 15; SCALEFLAGS="-stores dynamodb
 # -only '^search'" measures only the word-search rows (about 40 minutes to
 # 100k on moto, growing the word items). Not part of `make test`;
@@ -119,7 +122,7 @@ bench:
 SCALEFLAGS ?=
 .PHONY: bench-scale
 bench-scale:
-	scripts/with-moto.sh $(GO) run ./bench/cmd/scale $(SCALEFLAGS)
+	$(GO) run ./bench/cmd/scale $(SCALEFLAGS)
 	$(GO) run ./bench/cmd/memory
 
 # The live board's poll (internal/web, BenchmarkLivePoll): store requests

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
-	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 )
 
 // backfill-claims puts tickets written before the claimable index into it,
@@ -23,9 +22,7 @@ func TestBackfillClaimsCommand(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	tk := board.Ticket{ID: "inbox-1", Workspace: "inbox", Number: 1, Title: "Old ticket", Status: board.StatusCandidate, Priority: board.PriorityNormal,
 		Tags: []string{}, Links: []board.Link{}, CreatedBy: "ai:x", CreatedAt: now, UpdatedAt: now, Version: 1}
-	if err := store.LoadBulk(ctx, dynamo.Bulk{Tickets: []board.Ticket{tk}}); err != nil {
-		t.Fatal(err)
-	}
+	putTickets(t, store, tk)
 	// As a table from before the index: the ticket without its keys
 	// (deleted and put again: minidyn applies no REMOVE in an update).
 	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "T#inbox-1"}, "sk": &types.AttributeValueMemberS{Value: "T"}}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,9 +252,7 @@ func TestReindexWordsCommand(t *testing.T) {
 		tickets = append(tickets, board.Ticket{ID: "inbox-" + itoaTest(n), Workspace: "inbox", Number: n, Title: "Printer jam " + itoaTest(n),
 			Status: board.StatusCandidate, Priority: board.PriorityNormal, Tags: []string{}, Links: []board.Link{}, CreatedBy: "ai:x", CreatedAt: now, UpdatedAt: now, Version: 1})
 	}
-	if err := store.LoadBulk(ctx, dynamo.Bulk{Tickets: tickets}); err != nil {
-		t.Fatal(err)
-	}
+	putTickets(t, store, tickets...)
 	// As a table from before word search: no item of "printer".
 	out, err := client.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String("pk = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "S#inbox#pr"}}})
@@ -341,6 +340,20 @@ func newReindexTable(t *testing.T) (*dynamo.Store, *dynamodb.Client, string, map
 	return store, client, table, map[string]string{envStore: storeDynamoDB, envTable: table, envEndpoint: mini.URL}
 }
 
+// putTickets puts tickets as a board file import does (the store's batch
+// put, with their word items), each new.
+func putTickets(t *testing.T, store *dynamo.Store, tickets ...board.Ticket) {
+	t.Helper()
+	items := make([]board.TransferredItem, len(tickets))
+	for i := range tickets {
+		items[i] = board.TransferredItem{Ticket: &tickets[i]}
+	}
+	outs, err := store.PutBatch(context.Background(), items, time.Now(), true)
+	if err != nil || len(outs) != len(items) || slices.ContainsFunc(outs, func(o board.PutOutcome) bool { return o != board.Added }) {
+		t.Fatalf("putting %d tickets: %v, %v", len(items), outs, err)
+	}
+}
+
 // reindex-words replaces the items the earlier index made of Japanese text
 // (a run as one word, found only by its beginning) by the run's pairs.
 func TestReindexWordsJapanese(t *testing.T) {
@@ -349,9 +362,7 @@ func TestReindexWordsJapanese(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	tk := board.Ticket{ID: "inbox-1", Workspace: "inbox", Number: 1, Title: "LED点滅の記事案", Body: "ブログ記事の下書き",
 		Status: board.StatusCandidate, Priority: board.PriorityNormal, Tags: []string{}, Links: []board.Link{}, CreatedBy: "ai:x", CreatedAt: now, UpdatedAt: now, Version: 1}
-	if err := store.LoadBulk(ctx, dynamo.Bulk{Tickets: []board.Ticket{tk}}); err != nil {
-		t.Fatal(err)
-	}
+	putTickets(t, store, tk)
 	// As the earlier index wrote it: no pair, each run one word.
 	partition := func(pk string) []map[string]types.AttributeValue {
 		out, err := client.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String("pk = :pk"),

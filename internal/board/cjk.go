@@ -47,21 +47,34 @@ type token struct {
 // belongs to the character before it, in a run as in a word.
 func tokens(text string) []token {
 	var out []token
-	var word strings.Builder
+	scanTokens(text, func(w string) {
+		out = append(out, token{words: []string{w}})
+	}, func(chars []string) {
+		t := token{cjk: true, text: strings.Join(chars, "")}
+		for i := 0; i+1 < len(chars); i++ {
+			t.words = append(t.words, chars[i]+chars[i+1])
+		}
+		out = append(out, t)
+	})
+	return out
+}
+
+// scanTokens is tokens' walk: it hands each folded word to word and each
+// CJK run's characters to run (valid only during the call), in order, so
+// a caller that needs only the words (Words, similar tickets' ranking)
+// builds no token.
+func scanTokens(text string, word func(string), run func(chars []string)) {
+	var w strings.Builder
 	wordRunes := 0
 	var chars []string // the current run's characters, each with its marks
 	flush := func() {
 		switch {
-		case word.Len() > 0:
-			out = append(out, token{words: []string{word.String()}})
-			word.Reset()
+		case w.Len() > 0:
+			word(w.String())
+			w.Reset()
 			wordRunes = 0
 		case len(chars) > 0:
-			t := token{cjk: true, text: strings.Join(chars, "")}
-			for i := 0; i+1 < len(chars); i++ {
-				t.words = append(t.words, chars[i]+chars[i+1])
-			}
-			out = append(out, t)
+			run(chars)
 			chars = chars[:0]
 		}
 	}
@@ -72,7 +85,7 @@ func tokens(text string) []token {
 		case unicode.IsMark(r) && len(chars) > 0:
 			chars[len(chars)-1] += string(r)
 		case isCJK(r):
-			if word.Len() > 0 {
+			if w.Len() > 0 {
 				flush()
 			}
 			chars = append(chars, string(r))
@@ -81,10 +94,9 @@ func tokens(text string) []token {
 				flush()
 			}
 			if wordRunes < MaxWordRunes {
-				wordRunes += foldRune(&word, r, MaxWordRunes-wordRunes)
+				wordRunes += foldRune(&w, r, MaxWordRunes-wordRunes)
 			}
 		}
 	}
 	flush()
-	return out
 }

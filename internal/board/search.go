@@ -105,9 +105,11 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // characters (cjk.go) as its overlapping pairs.
 func Words(text string) []string {
 	var out []string
-	for _, t := range tokens(text) {
-		out = append(out, t.words...)
-	}
+	scanTokens(text, func(w string) { out = append(out, w) }, func(chars []string) {
+		for i := 0; i+1 < len(chars); i++ {
+			out = append(out, chars[i]+chars[i+1])
+		}
+	})
 	return out
 }
 

@@ -150,13 +150,7 @@ func rankSimilar(words []string, candidates []Ticket) []SimilarTicket {
 		if t.Status == StatusDone {
 			continue
 		}
-		title := Words(t.Title)
-		n := 0
-		for _, w := range words {
-			if slices.Contains(title, w) {
-				n++
-			}
-		}
+		n := sharedWords(t.Title, words)
 		if n >= SimilarNeed(len(words)) {
 			keep = append(keep, scored{t, n})
 		}
@@ -169,6 +163,38 @@ func rankSimilar(words []string, candidates []Ticket) []SimilarTicket {
 		out = append(out, SimilarTicket{ID: s.t.ID, Title: s.t.Title, Status: s.t.Status, Owner: s.t.Owner, URL: s.t.URL, SharedWords: s.shared})
 	}
 	return out
+}
+
+// sharedWords counts the words (of similarWords: distinct, at most
+// SimilarWords) that title has among its Words. It runs for every
+// candidate of every create, so it walks the title's words without
+// building their list.
+func sharedWords(title string, words []string) int {
+	var found [SimilarWords]bool
+	has := found[:0]
+	if len(words) > len(found) {
+		has = make([]bool, 0, len(words))
+	}
+	has = has[:len(words)]
+	mark := func(w string) {
+		for i, q := range words {
+			if q == w {
+				has[i] = true
+			}
+		}
+	}
+	scanTokens(title, mark, func(chars []string) {
+		for i := 0; i+1 < len(chars); i++ {
+			mark(chars[i] + chars[i+1])
+		}
+	})
+	n := 0
+	for _, h := range has {
+		if h {
+			n++
+		}
+	}
+	return n
 }
 
 // SimilarInput asks for the open tickets of a workspace whose titles are

@@ -6,7 +6,7 @@ import (
 )
 
 // newTicketItems is what every write that makes a ticket (a create, an
-// import chunk's row, a transferred ticket, a bulk load) stores for it,
+// import chunk's row, a transferred ticket) stores for it,
 // built in one place so that none of them misses an index item: the
 // ticket's item, put on the condition that no item holds its key (its
 // id, so its number) and checked against the item size limit, and the put

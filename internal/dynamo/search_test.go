@@ -23,7 +23,7 @@ func TestSearchBudget(t *testing.T) {
 			table := tableName()
 			loader := openStore(t, ep, nil, dynamo.Config{Table: table})
 			const size = 300
-			var tickets []board.Ticket
+			var tickets []board.TransferredItem
 			now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 			for n := int64(1); n <= size; n++ {
 				title, body := fmt.Sprintf("Routine ticket %d about the printer", n), "common words in every body, printer toner paper。ブログ記事の下書きを確認する"
@@ -34,16 +34,18 @@ func TestSearchBudget(t *testing.T) {
 					body += " zebra crossing 点滅"
 				}
 				id := fmt.Sprintf("inbox-%d", n)
-				tickets = append(tickets, board.Ticket{ID: id, Workspace: "inbox", Number: n, Title: title, Body: body,
+				tickets = append(tickets, board.TransferredItem{Ticket: &board.Ticket{ID: id, Workspace: "inbox", Number: n, Title: title, Body: body,
 					Status: board.StatusCandidate, Priority: board.PriorityNormal, Tags: []string{}, Links: []board.Link{},
-					CreatedBy: "ai:test", CreatedAt: now, UpdatedAt: now, Version: 1})
+					CreatedBy: "ai:test", CreatedAt: now, UpdatedAt: now, Version: 1}})
 			}
-			if err := loader.LoadBulk(context.Background(), dynamo.Bulk{Tickets: tickets}); err != nil {
+			// As a board file import puts them: about 100 per transaction,
+			// then their word items.
+			if _, err := loader.PutBatch(context.Background(), tickets, now, true); err != nil {
 				t.Fatal(err)
 			}
 			ctx := aiCtx(t)
 			// Without a cached policy the list reads the workspace with
-			// its count shards (LoadBulk's one here) for the policy and
+			// its count shards (the batch put's one here) for the policy and
 			// the counts: one item per shard more.
 			const shards = 1
 			for _, c := range []struct {

@@ -209,6 +209,9 @@ func (s *Store) indexLater(ctx context.Context, changes ...wordChange) {
 	}
 }
 
+// batchWriteMax is BatchWriteItem's limit of requests per call.
+const batchWriteMax = 25
+
 // applyWords writes the later part of changes with BatchWriteItem.
 func (s *Store) applyWords(ctx context.Context, changes ...wordChange) error {
 	var reqs []types.WriteRequest
@@ -230,7 +233,8 @@ func (s *Store) applyWords(ctx context.Context, changes ...wordChange) error {
 
 // batchWrite sends up to 25 write requests, sending again what DynamoDB
 // leaves unprocessed, with backoff: the one loop of the store's batch
-// writes (the word items a transaction left for later, a bulk load).
+// writes (the word items a transaction left for later or a batch put
+// leaves to them, a reindex).
 func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
 	for attempt := 0; len(reqs) > 0; attempt++ {
 		if attempt >= maxAttempts {

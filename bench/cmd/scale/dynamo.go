@@ -17,7 +17,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 )
 
-// loadChunk is how many tickets one LoadBulk call writes.
+// loadChunk is how many tickets are built before they are put.
 const loadChunk = 2000
 
 func benchDynamo(ctx context.Context, sizes []int64, perCall int, endpoint string) error {
@@ -95,29 +95,61 @@ func measureReindex(ctx context.Context, store *dynamo.Store, counter *dynamo.Re
 		st.Put, st.Deleted), nil
 }
 
-// growDynamo writes tickets from..to with dynamo's bulk loader: the same
-// items the write transactions put, sent 25 at a time with BatchWriteItem
-// (through the service, 100 000 creates take hours on moto).
+// growDynamo writes tickets from..to (with their creation events, and
+// busyTicket's notes) through the store's batch put, the path a board file
+// import takes: each item put only if absent, about 30 of them per
+// transaction, the workspace's counter and counts raised in the same
+// writes, the word items after. Through the service, one create at a time,
+// 100 000 tickets take hours on moto. One kind per batch, as the board file
+// import sends them: a note or event checks that its parent exists, which
+// must not be in the same transaction as the parent's put.
 func growDynamo(ctx context.Context, store *dynamo.Store, from, to int64) error {
 	now := time.Now().UTC()
 	for start := from; start <= to; start += loadChunk {
-		var b dynamo.Bulk
+		var tickets, notes, events []board.TransferredItem
 		for n := start; n <= min(start+loadChunk-1, to); n++ {
 			t, ev := bulkTicket(n, spec(n, now), now)
-			b.Tickets, b.Events = append(b.Tickets, t), append(b.Events, ev)
+			tickets, events = append(tickets, board.TransferredItem{Ticket: &t}), append(events, board.TransferredItem{Event: &ev})
 			if n == busyTicket {
 				for i := range busyNotes {
 					at := now.Add(time.Duration(i+1) * time.Millisecond)
 					note := board.Note{ID: uuid.Must(uuid.NewV7()).String(), TicketID: t.ID, Body: fmt.Sprintf("Note %d: %s", i, lorem),
 						Author: principal.Author, Source: board.SourceMCP, CreatedAt: at}
-					b.Notes = append(b.Notes, note)
-					b.Events = append(b.Events, board.Event{ID: uuid.Must(uuid.NewV7()).String(), Workspace: workspace, TicketID: t.ID,
-						Type: board.EventNoteAdded, NoteID: note.ID, Author: principal.Author, Source: board.SourceMCP, At: at})
+					notes = append(notes, board.TransferredItem{Note: &note})
+					events = append(events, board.TransferredItem{Event: &board.Event{ID: uuid.Must(uuid.NewV7()).String(), Workspace: workspace,
+						TicketID: t.ID, Type: board.EventNoteAdded, NoteID: note.ID, Author: principal.Author, Source: board.SourceMCP, At: at}})
 				}
 			}
 		}
-		if err := store.LoadBulk(ctx, b); err != nil {
-			return err
+		for _, kind := range [][]board.TransferredItem{tickets, notes, events} {
+			if err := putAll(ctx, store, kind, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// putBatch is how many items one PutBatch call takes (the board file
+// import's batch size).
+const putBatch = 256
+
+// putAll puts items in batches and fails unless every one was new: the
+// board grows by exactly what was given.
+func putAll(ctx context.Context, store *dynamo.Store, items []board.TransferredItem, now time.Time) error {
+	for start := 0; start < len(items); start += putBatch {
+		batch := items[start:min(start+putBatch, len(items))]
+		outs, err := store.PutBatch(ctx, batch, now, true)
+		if err != nil {
+			return fmt.Errorf("growing the board: %w", err)
+		}
+		for i, out := range outs {
+			if out != board.Added {
+				return fmt.Errorf("growing the board: item %d of a batch was there already (outcome %v)", start+i, out)
+			}
+		}
+		if len(outs) != len(batch) {
+			return fmt.Errorf("growing the board: %d of %d items put", len(outs), len(batch))
 		}
 	}
 	return nil

@@ -2,8 +2,9 @@
 // read tool call at each size, through board.Service:
 //
 //   - on the embedded SQLite store, p50 and p99 latency over -calls calls;
-//   - on DynamoDB (moto, or any endpoint named by DYNAMODB_ENDPOINT), the
-//     requests and items read per call, counted by dynamo.RequestCounter.
+//   - on DynamoDB (moto started with scripts/moto-stepfunctions.py, or any
+//     endpoint named by -endpoint or DYNAMODB_ENDPOINT), the requests and
+//     items read per call, counted by dynamo.RequestCounter.
 //
 // The targets (docs/benchmarks.md): every read at the largest size within
 // 1.5x its p50 at the smallest; on DynamoDB, items read per call at most
@@ -13,15 +14,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
 )
 
 var runID = strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -31,7 +34,7 @@ func main() {
 	stores := flag.String("stores", "sqlite,dynamodb", "stores to measure: sqlite, dynamodb")
 	n := flag.Int("calls", 120, "SQLite: calls per tool and size (p50/p99 over them)")
 	dynCalls := flag.Int("dynamo-calls", 1, "DynamoDB: calls per tool and size (the counts are the median); counts do not vary, and one call at 100k takes moto a minute")
-	endpoint := flag.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint (moto); scripts/with-moto.sh sets DYNAMODB_ENDPOINT")
+	endpoint := flag.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint (default: start moto with its transaction snapshot fix, scripts/moto-stepfunctions.py)")
 	flag.BoolVar(&reindex, "reindex", false, "DynamoDB: also run reindex-words over the whole board at each size, and report its time, requests and items")
 	onlyFlag := flag.String("only", "", "measure only the calls whose names match this regular expression (e.g. '^search' at 100k on moto)")
 	flag.Parse()
@@ -61,11 +64,7 @@ func main() {
 		case "sqlite":
 			err = benchSQLite(ctx, ns, *n)
 		case "dynamodb":
-			if *endpoint == "" {
-				err = errors.New("no DynamoDB endpoint: run under scripts/with-moto.sh or pass -endpoint")
-				break
-			}
-			err = benchDynamo(ctx, ns, *dynCalls, *endpoint)
+			err = onMoto(ctx, *endpoint, func(url string) error { return benchDynamo(ctx, ns, *dynCalls, url) })
 		default:
 			err = fmt.Errorf("-stores: unknown store %q", s)
 		}
@@ -73,6 +72,23 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+}
+
+// onMoto runs fn against endpoint, or, when none is named, against a moto
+// server of its own that it stops afterwards: moto with its transaction
+// snapshot fix (scripts/moto-stepfunctions.py), since the board grows
+// through transactions and plain moto copies the whole table once per item
+// of each one.
+func onMoto(ctx context.Context, endpoint string, fn func(url string) error) error {
+	if endpoint != "" {
+		return fn(endpoint)
+	}
+	moto, err := lambdatest.StartMotoCommand(ctx, "python3", filepath.Join("scripts", "moto-stepfunctions.py"))
+	if err != nil {
+		return fmt.Errorf("starting moto (run from the repository's root, or pass -endpoint): %w", err)
+	}
+	defer moto.Stop()
+	return fn(moto.URL)
 }
 
 func label(n int64) string {
