@@ -41,6 +41,7 @@ type TransferredItem struct {
 	Note    *Note
 	Event   *Event
 	Request *ledger.Record
+	Inbox   *InboxEntry
 }
 
 // BatchError is a batch put's failure at one item.

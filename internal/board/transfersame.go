@@ -48,7 +48,7 @@ func sameRedaction(a, b *NoteRedaction) bool {
 func SameEvent(a, b Event) bool {
 	return a.ID == b.ID && a.Workspace == b.Workspace && a.TicketID == b.TicketID && a.Type == b.Type &&
 		slices.Equal(a.Fields, b.Fields) && a.From == b.From && a.To == b.To && a.Reason == b.Reason &&
-		a.NoteID == b.NoteID && a.Holder == b.Holder && slices.Equal(a.Mentions, b.Mentions) && a.Author == b.Author && a.OnBehalfOf == b.OnBehalfOf && a.Source == b.Source &&
+		a.NoteID == b.NoteID && a.Holder == b.Holder && slices.Equal(a.Mentions, b.Mentions) && slices.Equal(a.Inbox, b.Inbox) && a.Author == b.Author && a.OnBehalfOf == b.OnBehalfOf && a.Source == b.Source &&
 		a.RequestID == b.RequestID && a.At.Equal(b.At)
 }
 

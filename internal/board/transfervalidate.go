@@ -215,6 +215,9 @@ func ValidateTransferredEvent(e Event) error {
 	if len(e.Mentions) > MaxMentions || slices.ContainsFunc(e.Mentions, func(m string) bool { return !isPersonAuthor(m) && !isAIName(m) }) {
 		return invalid("event %s: mentions are at most %d names, each human:<handle> or ai:<name>", e.ID, MaxMentions)
 	}
+	if err := validateTransferredInbox(e); err != nil {
+		return err
+	}
 	if !slices.Contains(sources, e.Source) {
 		return invalid("event %s: source %q is not one of mcp, rest, web, task", e.ID, clip(string(e.Source)))
 	}

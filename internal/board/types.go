@@ -201,7 +201,12 @@ type Event struct {
 	// Mentions are who the event's text mentions and is someone
 	// (inboxaddress.go): "human:alice", "ai:claude".
 	Mentions []string `json:"mentions,omitempty"`
-	Author   string   `json:"author"`
+	// Inbox is whose inbox the event went to, and why (inboxaddress.go):
+	// the addressing decided with the write, kept so that what reads the
+	// events alone (a webhook filtered to one person's inbox) applies the
+	// same rule without a second one.
+	Inbox  []InboxAddress `json:"inbox,omitempty"`
+	Author string         `json:"author"`
 	// OnBehalfOf is the person the author (an agent) acted for, if any.
 	OnBehalfOf string    `json:"on_behalf_of,omitempty"`
 	Source     Source    `json:"source"`

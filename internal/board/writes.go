@@ -70,6 +70,7 @@ func (s *Service) createTicket(ctx context.Context, in CreateTicketInput, findSi
 			t, ev := s.newTicket(in.Workspace, number, in.NewTicket, p, p.Source, in.RequestID, now)
 			ev.Mentions = mentioned
 			inbox := s.addressInbox(ctx, p, ev, nil, t, policy)
+			ev.Inbox = addressesOf(inbox)
 			built = CreatedTicket{TicketResult: TicketResult{RequestID: in.RequestID, Ticket: t}}
 			var result []byte
 			var err error
@@ -207,6 +208,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		if ch.event != nil {
 			ch.event.Mentions = s.knownMentions(ctx, mentionsIn(*ch.event, ch.note, wc.Ticket, shown))
 			inbox = s.addressInbox(ctx, p, *ch.event, wc.Ticket, shown, wc.Policy)
+			ch.event.Inbox = addressesOf(inbox)
 		}
 		built := ch.result(s.shownTicket(shown), ch.note)
 		result, err := json.Marshal(built)

@@ -58,6 +58,8 @@ func (im *loader) putOne(item board.TransferredItem) (board.PutOutcome, error) {
 		return im.dst.PutEvent(im.ctx, *item.Event)
 	case item.Request != nil:
 		return im.dst.PutRequest(im.ctx, *item.Request, im.opts.Now)
+	case item.Inbox != nil:
+		return im.dst.PutInboxItem(im.ctx, *item.Inbox)
 	}
 	return 0, errors.New("an empty item")
 }

@@ -140,7 +140,13 @@ func exportWorkspace(ctx context.Context, src Source, e *encoder, slug string) e
 	if err != nil {
 		return err
 	}
-	return src.TransferEvents(ctx, slug, func(ev board.Event) error { return e.write(line{Kind: KindEvent, Event: &ev}) })
+	err = src.TransferEvents(ctx, slug, func(ev board.Event) error { return e.write(line{Kind: KindEvent, Event: &ev}) })
+	if err != nil {
+		return err
+	}
+	return src.TransferInbox(ctx, slug, func(it board.InboxEntry) error {
+		return e.write(line{Kind: KindInboxItem, InboxItem: &transferredInboxItem{Recipient: it.Recipient, InboxItem: it.Item}})
+	})
 }
 
 func exportPeople(ctx context.Context, src Source, e *encoder) error {

@@ -3,8 +3,8 @@
 // (docs/operations.md, "Moving a board"). Line 1 is a header naming the
 // format and its version; then one item per line, each with its kind,
 // parents before children (every workspace first, then each workspace's
-// tickets, the relations between them, their notes and the workspace's
-// history, then request records
+// tickets, the relations between them, their notes, the workspace's
+// history and the inbox items of that history, then request records
 // and, when asked for, people, their API tokens and their connected
 // agents: OAuth clients and grants, then the grants' tokens; then webhook
 // subscriptions, their secrets only with people); the last line
@@ -48,9 +48,12 @@ const (
 	KindRelation = "relation"
 	KindNote     = "note"
 	KindEvent    = "event"
-	KindRequest  = "request"
-	KindPerson   = "person"
-	KindToken    = "token"
+	// KindInboxItem is an item of someone's inbox, with whether it was
+	// read, after its workspace's history.
+	KindInboxItem = "inbox_item"
+	KindRequest   = "request"
+	KindPerson    = "person"
+	KindToken     = "token"
 	// KindOAuthClient, KindOAuthGrant and KindOAuthToken are a connected
 	// agent (oauthformat.go): a client before the first grant that names
 	// it, every grant before the tokens.
@@ -66,7 +69,7 @@ const (
 )
 
 // kinds lists the item kinds in the order a file holds them.
-var kinds = []string{KindWorkspace, KindTicket, KindRelation, KindNote, KindEvent, KindRequest, KindPerson, KindToken,
+var kinds = []string{KindWorkspace, KindTicket, KindRelation, KindNote, KindEvent, KindInboxItem, KindRequest, KindPerson, KindToken,
 	KindOAuthClient, KindOAuthGrant, KindOAuthToken, KindWebhookKey, KindWebhook}
 
 // Header is line 1.
@@ -91,6 +94,7 @@ type line struct {
 	Relation    *board.TransferredRelation  `json:"relation,omitempty"`
 	Note        *board.Note                 `json:"note,omitempty"`
 	Event       *board.Event                `json:"event,omitempty"`
+	InboxItem   *transferredInboxItem       `json:"inbox_item,omitempty"`
 	Request     *ledger.Record              `json:"request,omitempty"`
 	Person      *transferredPerson          `json:"person,omitempty"`
 	Token       *transferredToken           `json:"token,omitempty"`
@@ -107,6 +111,12 @@ type line struct {
 type transferredTicket struct {
 	board.Ticket
 	Number int64 `json:"number"`
+}
+
+// transferredInboxItem is an inbox item with whose inbox it is in.
+type transferredInboxItem struct {
+	Recipient string `json:"recipient"`
+	board.InboxItem
 }
 
 // transferredPerson is a person with the fields their JSON form keeps out of

@@ -422,6 +422,22 @@ func (im *loader) put(l *line) error {
 			return nil
 		}
 		return im.write(KindEvent, l.Event.ID, board.TransferredItem{Event: l.Event})
+	case KindInboxItem:
+		if l.InboxItem == nil {
+			return errors.New("an inbox_item line without its item")
+		}
+		e := board.InboxEntry{Recipient: l.InboxItem.Recipient, Item: l.InboxItem.InboxItem}
+		if err := board.ValidateTransferredInboxEntry(e); err != nil {
+			return err
+		}
+		if !im.spaces[e.Item.Workspace] {
+			return fmt.Errorf("inbox item %s: its workspace %s is not in the file", e.Item.ID, e.Item.Workspace)
+		}
+		if im.kept[e.Item.TicketID] {
+			im.skip(KindInboxItem)
+			return nil
+		}
+		return im.write(KindInboxItem, e.Recipient+" "+e.Item.ID, board.TransferredItem{Inbox: &e})
 	case KindRequest:
 		r := l.Request
 		if r == nil {

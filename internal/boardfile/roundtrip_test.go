@@ -19,7 +19,8 @@ const grown = 12 // tickets grow puts in ops
 // TestRoundTrip moves a board SQLite → DynamoDB → SQLite and compares
 // everything at each step: every line of the exports (every field of
 // every workspace, ticket, relation, note, event, request record, person and
-// token), the counts and the history the service reads, and that a
+// token, inbox item), the counts, the history and the inboxes the service
+// reads (read and unread items, mentions, an edited note), and that a
 // retried create with an old request_id replays on the new store. A
 // connected agent moves with its person: its tokens work on each new store
 // (checkAgents), and revoked or expired connections stay behind.
@@ -31,12 +32,14 @@ func TestRoundTrip(t *testing.T) {
 			src := open(t, testbackends.SQLite, clock)
 			grow(t, src, grown)
 			relate(t, src)
+			fillInboxes(t, src)
 			original, err := src.svc.CreateTicket(src.as("ai:alice", "human:ada", ""), createInput(1))
 			if err != nil || !original.Replayed {
 				t.Fatalf("the source replays create-1: %+v, %v", original, err)
 			}
 			conns := connectAgents(t, src)
 			file1 := export(t, src, boardfile.ExportOptions{WithPeople: true})
+			checkInboxFile(t, file1)
 			// The live grant, its client, and its tokens: the first access
 			// token, the used and the new refresh token, the new access token.
 			if clients, grants, tokens := agentCounts(file1); clients != 1 || grants != 1 || tokens != 4 {
@@ -65,6 +68,7 @@ func TestRoundTrip(t *testing.T) {
 				sameReads(t, src, f)
 				checkReplay(t, f, original.Ticket)
 				checkNoteEditReplays(t, f)
+				sameInboxes(t, src, f)
 			}
 			checkAgents(t, mid, conns, true)
 			checkAgents(t, back, conns, false)

@@ -32,6 +32,9 @@ type TransferSource interface {
 	// TransferEvents: the workspace's history (its tickets' events and its
 	// own), oldest first, in the order the activity feed lists them.
 	TransferEvents(ctx context.Context, workspace string, fn func(board.Event) error) error
+	// TransferInbox: the inbox items of the workspace's events, every
+	// recipient's, each with whether it was read, in any order.
+	TransferInbox(ctx context.Context, workspace string, fn func(board.InboxEntry) error) error
 	// TransferRequests: every completed request record unexpired at now.
 	// Records still running are left out: their work is not finished.
 	TransferRequests(ctx context.Context, now time.Time, fn func(ledger.Record) error) error
@@ -65,6 +68,11 @@ type TransferTarget interface {
 	PutNote(ctx context.Context, n board.Note) (board.PutOutcome, error)
 	// PutEvent appends an event to its workspace's history.
 	PutEvent(ctx context.Context, e board.Event) (board.PutOutcome, error)
+	// PutInboxItem stores an item in its recipient's inbox, read or
+	// unread as it is, unless the inbox holds one under its id:
+	// AlreadyThere when it is the same one (board.SameInboxEntry, read or
+	// not), else Collision.
+	PutInboxItem(ctx context.Context, e board.InboxEntry) (board.PutOutcome, error)
 	// PutRequest stores a completed request record, unless one unexpired
 	// at now is under its key (an expired one is replaced); it answers
 	// retries on the target as it did on the source.

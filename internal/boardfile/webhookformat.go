@@ -45,6 +45,7 @@ type transferredWebhook struct {
 	Workspace    string                `json:"workspace"`
 	URL          string                `json:"url"`
 	Events       []webhook.EventFilter `json:"events"`
+	Inbox        string                `json:"inbox,omitempty"`
 	Format       webhook.Format        `json:"format"`
 	Paused       bool                  `json:"paused"`
 	PausedReason string                `json:"paused_reason,omitempty"`
@@ -55,7 +56,7 @@ type transferredWebhook struct {
 }
 
 func webhookOf(s webhook.Subscription, withSecret bool) *transferredWebhook {
-	w := &transferredWebhook{ID: s.ID, Workspace: s.Workspace, URL: s.URL, Events: s.Events, Format: s.Format,
+	w := &transferredWebhook{ID: s.ID, Workspace: s.Workspace, URL: s.URL, Events: s.Events, Inbox: s.Inbox, Format: s.Format,
 		Paused: s.Paused, PausedReason: s.PausedReason, CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt}
 	if withSecret {
 		w.SealedSecret = s.SealedSecret
@@ -68,7 +69,7 @@ func (w transferredWebhook) subscription() webhook.Subscription {
 	if events == nil {
 		events = []webhook.EventFilter{}
 	}
-	return webhook.Subscription{ID: w.ID, Workspace: w.Workspace, URL: w.URL, Events: events, Format: w.Format,
+	return webhook.Subscription{ID: w.ID, Workspace: w.Workspace, URL: w.URL, Events: events, Inbox: w.Inbox, Format: w.Format,
 		Paused: w.Paused, PausedReason: w.PausedReason, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, SealedSecret: w.SealedSecret}
 }
 

@@ -69,6 +69,8 @@ func (s *Store) putMoved(ctx context.Context, it board.TransferredItem, now time
 		return s.PutEvent(ctx, *it.Event)
 	case it.Request != nil:
 		return s.PutRequest(ctx, *it.Request, now)
+	case it.Inbox != nil:
+		return s.PutInboxItem(ctx, *it.Inbox)
 	}
 	return 0, fmt.Errorf("dynamo: an empty item in a batch")
 }
@@ -179,6 +181,9 @@ func (s *Store) movedWrites(it board.TransferredItem, now time.Time) ([]types.Tr
 			bytes += itemSize(part)
 		}
 		return writes, nil, bytes, nil
+	case it.Inbox != nil:
+		writes, bytes, err := s.movedInboxWrites(*it.Inbox)
+		return writes, workspaceKey(it.Inbox.Item.Workspace), bytes, err
 	}
 	return nil, nil, 0, fmt.Errorf("dynamo: an empty item in a batch")
 }

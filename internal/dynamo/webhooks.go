@@ -66,6 +66,7 @@ func hookKey(id string) map[string]types.AttributeValue { return key(pkWebhooks,
 type hookData struct {
 	URL       string                `json:"url"`
 	Events    []webhook.EventFilter `json:"events"`
+	Inbox     string                `json:"inbox,omitempty"`
 	Format    webhook.Format        `json:"format"`
 	CreatedBy string                `json:"created_by"`
 	CreatedAt time.Time             `json:"created_at"`
@@ -121,7 +122,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription
 
 // hookItem is a subscription's item.
 func hookItem(sub webhook.Subscription) (map[string]types.AttributeValue, error) {
-	data, err := json.Marshal(hookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: sub.CreatedAt.UTC()})
+	data, err := json.Marshal(hookData{URL: sub.URL, Events: sub.Events, Inbox: sub.Inbox, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: sub.CreatedAt.UTC()})
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +190,7 @@ func decodeHook(item map[string]types.AttributeValue) (webhook.Subscription, err
 	if b, ok := item[attrHookPaused].(*types.AttributeValueMemberBOOL); ok {
 		sub.Paused = b.Value
 	}
-	sub.URL, sub.Events, sub.Format, sub.CreatedBy, sub.CreatedAt = d.URL, d.Events, d.Format, d.CreatedBy, d.CreatedAt
+	sub.URL, sub.Events, sub.Inbox, sub.Format, sub.CreatedBy, sub.CreatedAt = d.URL, d.Events, d.Inbox, d.Format, d.CreatedBy, d.CreatedAt
 	if sub.Events == nil {
 		sub.Events = []webhook.EventFilter{}
 	}

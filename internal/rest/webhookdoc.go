@@ -101,6 +101,7 @@ func createWebhookSchema() *jsonschema.Schema {
 	s.Properties["format"] = formatSchema()
 	s.Properties["format"].Description = "json (the default) or slack (a Slack incoming-webhook message)"
 	s.Properties["url"].Description = "where deliveries are posted: https on a public address"
+	s.Properties["inbox"].Description = "a person's handle (alice): only the events that put an item in that person's inbox are sent (mentions, assignments, their tickets waiting for a person, notes and moves on their tickets); a Slack message then addresses them (\"ai:claude needs you on ops-42\"). The person must exist (400 invalid otherwise)"
 	return s
 }
 

@@ -231,3 +231,30 @@ func TestWebhookRoutesMatchTheDocument(t *testing.T) {
 		t.Fatalf("%d of %d answers were validated against the document", got, calls)
 	}
 }
+
+// A webhook may follow one person's inbox: the person must exist (400
+// naming the field and what to do, nothing written), and the subscription
+// says whose inbox it follows.
+func TestWebhookOfOnePersonsInbox(t *testing.T) {
+	eachStore(t, func(t *testing.T, backend string) {
+		e := hooksEnv(t, backend)
+		for _, handle := range []string{"nobody", "human:bob"} {
+			status, body := e.hookCall("POST", "", "alice", map[string]any{"url": "http://127.0.0.1:9/hook", "format": "slack", "inbox": handle})
+			if status != http.StatusBadRequest || !strings.Contains(string(body), `"code":"invalid"`) || !strings.Contains(string(body), "leave inbox out") {
+				t.Fatalf("inbox %q: %d %s, want 400 invalid saying what to do", handle, status, body)
+			}
+		}
+		if status, body := e.hookCall("GET", "", "alice", nil); status != http.StatusOK || strings.Contains(string(body), `"url"`) {
+			t.Fatalf("refused creations wrote: %d %s", status, body)
+		}
+		status, body := e.hookCall("POST", "", "alice", map[string]any{"url": "http://127.0.0.1:9/hook", "format": "slack", "inbox": "bob"})
+		var created webhook.Created
+		json.Unmarshal(body, &created)
+		if status != http.StatusCreated || created.Subscription.Inbox != "bob" {
+			t.Fatalf("create for bob's inbox: %d %s", status, body)
+		}
+		if status, body := e.hookCall("GET", "/"+created.Subscription.ID, "alice", nil); status != http.StatusOK || !strings.Contains(string(body), `"inbox":"bob"`) {
+			t.Fatalf("get: %d %s", status, body)
+		}
+	})
+}

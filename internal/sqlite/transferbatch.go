@@ -61,6 +61,8 @@ func putItem(ctx context.Context, tx *sql.Tx, it board.TransferredItem, now time
 		return putEvent(ctx, tx, *it.Event)
 	case it.Request != nil:
 		return putRecord(ctx, tx, *it.Request, now)
+	case it.Inbox != nil:
+		return putInboxItem(ctx, tx, *it.Inbox)
 	}
 	return 0, errors.New("sqlite: an empty item in a batch")
 }

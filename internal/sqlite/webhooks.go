@@ -44,6 +44,7 @@ var _ webhook.Store = (*Store)(nil)
 type webhookData struct {
 	URL       string                `json:"url"`
 	Events    []webhook.EventFilter `json:"events"`
+	Inbox     string                `json:"inbox,omitempty"`
 	Format    webhook.Format        `json:"format"`
 	CreatedBy string                `json:"created_by"`
 	CreatedAt string                `json:"created_at"`
@@ -52,7 +53,7 @@ type webhookData struct {
 // CreateSubscription inserts the subscription and its creation's request
 // record in one transaction.
 func (s *Store) CreateSubscription(ctx context.Context, sub webhook.Subscription, rec ledger.Record) error {
-	data, err := json.Marshal(webhookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: formatTime(sub.CreatedAt)})
+	data, err := json.Marshal(webhookData{URL: sub.URL, Events: sub.Events, Inbox: sub.Inbox, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: formatTime(sub.CreatedAt)})
 	if err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func scanWebhook(row interface{ Scan(...any) error }) (webhook.Subscription, err
 	if err != nil {
 		return sub, err
 	}
-	sub.URL, sub.Events, sub.Format, sub.CreatedBy, sub.CreatedAt = d.URL, d.Events, d.Format, d.CreatedBy, created
+	sub.URL, sub.Events, sub.Inbox, sub.Format, sub.CreatedBy, sub.CreatedAt = d.URL, d.Events, d.Inbox, d.Format, d.CreatedBy, created
 	if sub.Events == nil {
 		sub.Events = []webhook.EventFilter{}
 	}
@@ -282,7 +283,7 @@ func (s *Store) FindEvent(ctx context.Context, workspace, id string) (webhook.Fe
 // its id: then AlreadyThere when it is the same one
 // (webhook.SameTransferred), else Collision.
 func (s *Store) PutSubscription(ctx context.Context, sub webhook.Subscription) (board.PutOutcome, error) {
-	data, err := json.Marshal(webhookData{URL: sub.URL, Events: sub.Events, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: formatTime(sub.CreatedAt)})
+	data, err := json.Marshal(webhookData{URL: sub.URL, Events: sub.Events, Inbox: sub.Inbox, Format: sub.Format, CreatedBy: sub.CreatedBy, CreatedAt: formatTime(sub.CreatedAt)})
 	if err != nil {
 		return 0, err
 	}

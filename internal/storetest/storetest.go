@@ -127,6 +127,7 @@ func contractGroups() []contractGroup {
 		{"NoteEdits", noteEditTests()},
 		{"Relations", relationTests()},
 		{"Inbox", inboxTests()},
+		{"InboxWebhooks", inboxWebhookTests()},
 	}
 }
 

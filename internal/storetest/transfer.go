@@ -24,6 +24,7 @@ func RunTransfer(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ClaimedTicket", moveClaimedTicket},
 		{"NoteAndEvent", moveNoteAndEvent},
 		{"EditedNote", moveEditedNote},
+		{"Inbox", moveInbox},
 		{"Request", moveRequest},
 		{"ExportStreamsWhatWasPut", moveExport},
 		{"Batch", moveBatch},

@@ -18,7 +18,8 @@ import (
 // TestBrowserWebhooks drives the Webhooks page under a workspace's
 // settings in a real browser: an admin subscribes a receiver, sees the
 // secret once, sends a test event and sees it in the delivery log,
-// pauses the webhook and sees why it is paused.
+// pauses the webhook and sees why it is paused; then follows one person's
+// inbox, refused for someone who is not there.
 func TestBrowserWebhooks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a real browser; skipped with -short")
@@ -85,5 +86,27 @@ func TestBrowserWebhooks(t *testing.T) {
 			t.Fatalf("a paused webhook reads %q", state)
 		}
 		s.shot("webhooks-paused.png")
+
+		s.run("follow the inbox of someone who is not there",
+			chromedp.Click(css(`details.panel summary`)), chromedp.WaitVisible(css(`input[name="inbox"]`)),
+			chromedp.SendKeys(css(`input[name="url"]`), receiver.URL+"/alice"),
+			chromedp.SendKeys(css(`input[name="inbox"]`), "nobody"),
+			chromedp.SetValue(css(`select[name="format"]`), "slack"),
+			chromedp.Click(css(`form[action="/w/inbox/webhooks"] button`)),
+			chromedp.WaitVisible(css(`input[name="inbox"][aria-invalid="true"]`)))
+		if msg := eval[string](s, "the inbox's problem", `document.querySelector("p.field-error").textContent`); !strings.Contains(msg, `no person has the handle "nobody"`) {
+			t.Fatalf("the refused inbox reads %q", msg)
+		}
+		if n := eval[int](s, "webhooks listed", `document.querySelectorAll("section.webhook").length`); n != 1 {
+			t.Fatalf("a refused webhook was made: %d listed", n)
+		}
+		s.run("follow alice's inbox",
+			chromedp.SetValue(css(`input[name="inbox"]`), "alice"),
+			chromedp.SetValue(css(`select[name="format"]`), "slack"),
+			chromedp.Click(css(`form[action="/w/inbox/webhooks"] button`)),
+			chromedp.WaitVisible(css(`#new-secret`)))
+		if inbox := eval[string](s, "the new webhook's inbox", `document.querySelector("section.webhook:last-of-type .webhook-inbox").textContent`); inbox != "alice's inbox" {
+			t.Fatalf("the inbox webhook reads %q", inbox)
+		}
 	})
 }

@@ -63,7 +63,7 @@ func (s *Server) showWebhooks(w http.ResponseWriter, r *http.Request, status int
 // createWebhook subscribes the URL and shows the secret once.
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	in := webhook.CreateInput{RequestID: r.PostFormValue("request_id"), Workspace: r.PathValue("slug"), URL: strings.TrimSpace(r.PostFormValue("url")),
-		Format: webhook.Format(r.PostFormValue("format"))}
+		Inbox: strings.TrimPrefix(strings.TrimSpace(r.PostFormValue("inbox")), "@"), Format: webhook.Format(r.PostFormValue("format"))}
 	for _, kind := range r.PostForm["events"] {
 		f := webhook.EventFilter{Kind: kind}
 		if kind == board.EventTicketMoved {
@@ -73,7 +73,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	made, err := s.cfg.Webhooks.Create(r.Context(), in)
 	if err != nil {
-		f, top := refusedForm("webhook", r, err, "url")
+		f, top := refusedForm("webhook", r, err, "url", "inbox")
 		s.showWebhooks(w, r, formStatus(err), top, nil, f)
 		return
 	}

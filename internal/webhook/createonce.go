@@ -32,6 +32,7 @@ type createArgs struct {
 	Workspace string        `json:"workspace"`
 	URL       string        `json:"url"`
 	Events    []EventFilter `json:"events,omitempty"`
+	Inbox     string        `json:"inbox,omitempty"`
 	Format    Format        `json:"format,omitempty"`
 }
 
@@ -48,7 +49,7 @@ func (s *Service) createRecord(ctx context.Context, in CreateInput) (ledger.Reco
 	if err := ledger.ValidateRequestID(in.RequestID); err != nil {
 		return ledger.Record{}, board.Errorf(board.CodeInvalid, "%s (REST: the Idempotency-Key header)", err.Error())
 	}
-	canonical, err := ledger.CanonicalArgs(createArgs{Workspace: in.Workspace, URL: in.URL, Events: in.Events, Format: in.Format})
+	canonical, err := ledger.CanonicalArgs(createArgs{Workspace: in.Workspace, URL: in.URL, Events: in.Events, Inbox: in.Inbox, Format: in.Format})
 	if err != nil {
 		return ledger.Record{}, board.Errorf(board.CodeInvalid, "arguments cannot be encoded: %v", err)
 	}

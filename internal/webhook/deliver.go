@@ -27,7 +27,7 @@ func (s *Service) send(ctx context.Context, sub Subscription, ev FeedEvent, kind
 	if err != nil {
 		return Attempt{}, err
 	}
-	payload, err := body(sub.Format, ev, s.cfg.BaseURL)
+	payload, err := body(sub, ev, s.cfg.BaseURL)
 	if err != nil {
 		return Attempt{}, err
 	}
@@ -174,7 +174,7 @@ func (s *Service) Deliver(ctx context.Context, sub Subscription) error {
 			return err
 		}
 		for _, ev := range evs {
-			if !sub.Wants(ev.Event) {
+			if !sub.Matches(ev.Event) {
 				p.Cursor = ev.Cursor // stored with the next delivery, or at the end
 				continue
 			}

@@ -37,6 +37,15 @@ type Data struct {
 	Status *Change `json:"status,omitempty"`
 	Reason string  `json:"reason,omitempty"`
 	NoteID string  `json:"note_id,omitempty"`
+	// Inbox says why the event is in the person's inbox, on a delivery of
+	// a subscription that follows one.
+	Inbox *InboxRef `json:"inbox,omitempty"`
+}
+
+// InboxRef is the inbox a delivery is for, and why the event is in it.
+type InboxRef struct {
+	Person string `json:"person"`
+	Reason string `json:"reason"`
 }
 
 // TicketRef names a ticket and links to it.
@@ -53,14 +62,23 @@ type Change struct {
 }
 
 // body writes a delivery's body in the subscription's format; tickets
-// link to baseURL + "/tickets/" + id, as on the board.
-func body(f Format, ev FeedEvent, baseURL string) ([]byte, error) {
+// link to baseURL + "/tickets/" + id, as on the board. A subscription of
+// one person's inbox says why the event is in it.
+func body(sub Subscription, ev FeedEvent, baseURL string) ([]byte, error) {
 	url := ""
 	if ev.Event.TicketID != "" {
 		url = baseURL + "/tickets/" + ev.Event.TicketID
 	}
-	if f == FormatSlack {
-		return json.Marshal(map[string]string{"text": slackText(ev, url)})
+	reason := ""
+	if sub.Inbox != "" {
+		reason = ev.Event.InboxReason(sub.inboxRecipient())
+	}
+	if sub.Format == FormatSlack {
+		text := slackInboxText(ev, reason, url)
+		if text == "" {
+			text = slackText(ev, url)
+		}
+		return json.Marshal(map[string]string{"text": text})
 	}
 	e := ev.Event
 	p := Payload{ID: e.ID, Type: e.Type, Timestamp: e.At.UTC(), Workspace: e.Workspace, Data: Data{
@@ -70,6 +88,9 @@ func body(f Format, ev FeedEvent, baseURL string) ([]byte, error) {
 	}
 	if e.Type == board.EventTicketMoved {
 		p.Data.Status = &Change{Before: e.From, After: e.To}
+	}
+	if reason != "" {
+		p.Data.Inbox = &InboxRef{Person: sub.Inbox, Reason: reason}
 	}
 	return json.Marshal(p)
 }

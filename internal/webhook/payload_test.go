@@ -36,3 +36,31 @@ func TestSlackLinesOfClaimsAndLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestSlackLinesAddressTheInboxOwner: a delivery of one person's inbox
+// speaks to that person, by why the event is in their inbox; activity on
+// their tickets reads as on any channel.
+func TestSlackLinesAddressTheInboxOwner(t *testing.T) {
+	ev := FeedEvent{Event: board.Event{TicketID: "inbox-42", Title: "Pick <a> database", Workspace: "inbox", Author: "ai:claude",
+		Type: board.EventTicketMoved, From: "doing", To: "waiting_human", Reason: "two options"}}
+	for reason, want := range map[string]string{
+		board.InboxWaiting:  "ai:claude needs you on inbox-42: Pick &lt;a&gt; database <https://b/t|open> — two options",
+		board.InboxMention:  "ai:claude mentioned you on inbox-42: Pick &lt;a&gt; database <https://b/t|open>",
+		board.InboxAssigned: "ai:claude assigned you inbox-42: Pick &lt;a&gt; database <https://b/t|open>",
+		board.InboxActivity: "",
+	} {
+		if got := slackInboxText(ev, reason, "https://b/t"); got != want {
+			t.Errorf("%s: %q, want %q", reason, got, want)
+		}
+	}
+	sub := Subscription{Format: FormatSlack, Inbox: "alice"}
+	ev.Event.Inbox = []board.InboxAddress{{To: "human:bob", Reason: board.InboxWaiting}, {To: "human:alice", Reason: board.InboxActivity}}
+	b, err := body(sub, ev, "https://b")
+	if err != nil || !strings.Contains(string(b), "ai:claude moved inbox-42") {
+		t.Errorf("activity on alice's ticket reads %s (%v), want the channel's line", b, err)
+	}
+	ev.Event.Inbox[1].Reason = board.InboxWaiting
+	if b, _ := body(sub, ev, "https://b"); !strings.Contains(string(b), "ai:claude needs you on inbox-42") {
+		t.Errorf("alice's waiting ticket reads %s", b)
+	}
+}

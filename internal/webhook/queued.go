@@ -52,7 +52,7 @@ func (s *Service) Fanout(ctx context.Context, ev board.Event) ([]Delivery, error
 	for _, sub := range subs {
 		// An event older than the subscription (a board imported into
 		// the table) is the past, which a new subscription is not sent.
-		if sub.Paused || sub.Workspace != ev.Workspace || ev.Type == TestEventType || !sub.Wants(ev) || ev.At.Before(sub.CreatedAt) {
+		if sub.Paused || sub.Workspace != ev.Workspace || ev.Type == TestEventType || !sub.Matches(ev) || ev.At.Before(sub.CreatedAt) {
 			continue
 		}
 		out = append(out, Delivery{Subscription: sub.ID, Event: ev})
@@ -87,7 +87,7 @@ func (s *Service) SendQueued(ctx context.Context, d Delivery, tries int) (Outcom
 		return Outcome{Done: true}, nil
 	case err != nil:
 		return Outcome{}, err
-	case sub.Workspace != d.Event.Workspace || !sub.Wants(d.Event):
+	case sub.Workspace != d.Event.Workspace || !sub.Matches(d.Event):
 		return Outcome{Done: true}, nil
 	case sub.Paused:
 		return Outcome{Wait: PausedRecheck}, nil

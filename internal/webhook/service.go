@@ -38,6 +38,10 @@ type Config struct {
 	Store      Store
 	Secrets    board.SecretStore
 	Workspaces Workspaces
+	// People tells whether the person an inbox subscription follows
+	// exists: Workspaces when it is also a board.PeopleDirectory (a
+	// store keeps both) and People is unset.
+	People board.PeopleDirectory
 	// BaseURL is the board's address: tickets link to BaseURL +
 	// "/tickets/" + id.
 	BaseURL string
@@ -90,6 +94,9 @@ func New(cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if p, ok := cfg.Workspaces.(board.PeopleDirectory); ok && cfg.People == nil {
+		cfg.People = p
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -135,7 +142,10 @@ type CreateInput struct {
 	Workspace string        `json:"-"`
 	URL       string        `json:"url"`
 	Events    []EventFilter `json:"events,omitempty"`
-	Format    Format        `json:"format,omitempty"`
+	// Inbox, a person's handle, sends only the events that put an item in
+	// that person's inbox.
+	Inbox  string `json:"inbox,omitempty"`
+	Format Format `json:"format,omitempty"`
 }
 
 // Created is a new subscription with its signing secret, shown in this
@@ -180,6 +190,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 	if err := validateFilters(in.Events); err != nil {
 		return Created{}, err
 	}
+	if err := s.checkInbox(ctx, in.Inbox); err != nil {
+		return Created{}, err
+	}
 	existing, err := s.cfg.Store.ListSubscriptions(ctx, in.Workspace)
 	if err != nil {
 		return Created{}, s.internal(err)
@@ -196,7 +209,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 		return Created{}, s.internal(err)
 	}
 	secret := NewSecret()
-	sub := Subscription{ID: "wh_" + uuid.NewString(), Workspace: in.Workspace, URL: in.URL, Events: in.Events, Format: in.Format,
+	sub := Subscription{ID: "wh_" + uuid.NewString(), Workspace: in.Workspace, URL: in.URL, Events: in.Events, Inbox: in.Inbox, Format: in.Format,
 		CreatedBy: board.PrincipalFrom(ctx).Author, CreatedAt: s.cfg.Now().UTC(), Progress: Progress{Cursor: end}}
 	if sub.Events == nil {
 		sub.Events = []EventFilter{}

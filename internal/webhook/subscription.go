@@ -26,13 +26,16 @@ type Subscription struct {
 	Workspace string `json:"workspace"`
 	URL       string `json:"url"`
 	// Events filters what is sent; empty sends every event.
-	Events       []EventFilter `json:"events"`
-	Format       Format        `json:"format"`
-	Paused       bool          `json:"paused"`
-	PausedReason string        `json:"paused_reason,omitempty"`
-	CreatedBy    string        `json:"created_by"`
-	CreatedAt    time.Time     `json:"created_at"`
-	Progress     Progress      `json:"progress"`
+	Events []EventFilter `json:"events"`
+	// Inbox, a person's handle, narrows the events to those that put an
+	// item in that person's inbox ("" : no such narrowing).
+	Inbox        string    `json:"inbox,omitempty"`
+	Format       Format    `json:"format"`
+	Paused       bool      `json:"paused"`
+	PausedReason string    `json:"paused_reason,omitempty"`
+	CreatedBy    string    `json:"created_by"`
+	CreatedAt    time.Time `json:"created_at"`
+	Progress     Progress  `json:"progress"`
 	// SealedSecret is the signing secret sealed under the server's key
 	// (secret.go); it never leaves the server after creation.
 	SealedSecret []byte `json:"-"`
@@ -93,10 +96,20 @@ func validateFilters(fs []EventFilter) error {
 	return nil
 }
 
-// Wants says whether the subscription sends ev. The test event passes
-// every filter: it is sent on request.
-func (s Subscription) Wants(ev board.Event) bool {
-	if len(s.Events) == 0 || ev.Type == TestEventType {
+// Matches says whether the subscription sends ev: ev passes its event
+// filters and, for a subscription of one person's inbox, is in that inbox
+// by the rule the inbox keeps (board.Event.InboxReason). It reads only the
+// subscription and the event, so every sender (the local feed's, or one fed
+// by a stream) decides alike. The test event passes every filter: it is
+// sent on request.
+func (s Subscription) Matches(ev board.Event) bool {
+	if ev.Type == TestEventType {
+		return true
+	}
+	if s.Inbox != "" && ev.InboxReason(s.inboxRecipient()) == "" {
+		return false
+	}
+	if len(s.Events) == 0 {
 		return true
 	}
 	for _, f := range s.Events {
@@ -105,4 +118,13 @@ func (s Subscription) Wants(ev board.Event) bool {
 		}
 	}
 	return false
+}
+
+// inboxRecipient is the inbox the subscription follows, as events name
+// their recipients.
+func (s Subscription) inboxRecipient() string {
+	if s.Inbox == "" {
+		return ""
+	}
+	return "human:" + s.Inbox
 }

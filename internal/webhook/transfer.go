@@ -57,7 +57,8 @@ func Reseal(ctx context.Context, secrets board.SecretStore, fromKey []byte, id s
 
 // ValidateTransferred checks a subscription read from a transfer file:
 // what creation would accept (the address rule aside: it is checked again
-// at every send), an id of this server's form, and a cursor left out.
+// at every send; and an inbox's person need not be there: people move only
+// with --with-people, and an inbox no one has is sent nothing), an id of this server's form, and a cursor left out.
 func ValidateTransferred(sub Subscription) error {
 	if !strings.HasPrefix(sub.ID, "wh_") || len(sub.ID) > 64 {
 		return board.Errorf(board.CodeInvalid, "webhook id %q is not one this server makes (wh_…)", sub.ID)
@@ -77,6 +78,9 @@ func ValidateTransferred(sub Subscription) error {
 	if len(sub.PausedReason) > 1000 {
 		return board.Errorf(board.CodeInvalid, "webhook %s: paused_reason is longer than 1000 bytes", sub.ID)
 	}
+	if err := validateInboxHandle(sub.Inbox); err != nil {
+		return board.Errorf(board.CodeInvalid, "webhook %s: %s", sub.ID, err.Error())
+	}
 	return validateFilters(sub.Events)
 }
 
@@ -85,7 +89,7 @@ func ValidateTransferred(sub Subscription) error {
 // whether it is paused, may differ (the target has gone on since an
 // earlier run).
 func SameTransferred(a, b Subscription) bool {
-	if a.ID != b.ID || a.Workspace != b.Workspace || a.URL != b.URL || a.Format != b.Format ||
+	if a.ID != b.ID || a.Workspace != b.Workspace || a.URL != b.URL || a.Inbox != b.Inbox || a.Format != b.Format ||
 		a.CreatedBy != b.CreatedBy || !a.CreatedAt.Equal(b.CreatedAt) || len(a.Events) != len(b.Events) {
 		return false
 	}
