@@ -80,7 +80,7 @@ func TestExportImportCommands(t *testing.T) {
 		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test"}
 
 	file, errOut, code := admin(t, bin, localEnv, "", "export", "--with-people")
-	if code != exitOK || !strings.HasPrefix(file, `{"format":"ticket-ledger-board","version":1`) || !strings.Contains(errOut, "exported 3 workspace, 5 ticket, 5 note, 10 event, 10 request, 1 person") {
+	if code != exitOK || !strings.HasPrefix(file, `{"format":"ticket-ledger-board","version":1`) || !strings.Contains(errOut, "exported 3 workspace, 5 ticket, 5 note, 10 event, 5 inbox_item, 10 request, 1 person") {
 		t.Fatalf("export: exit %d, stderr %q, stdout starts %.80q", code, errOut, file)
 	}
 	if strings.Contains(file, "password\"") || !strings.Contains(file, `"password_hash":"hash-only"`) {

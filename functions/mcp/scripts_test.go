@@ -182,8 +182,8 @@ func TestLocalAWSScript(t *testing.T) {
 
 // docs/aws.md's x86 route for sam local where Docker cannot emulate arm64: the
 // template with x86_64 in place of arm64 changes every function and
-// nothing else (the agents' and the board's, the worker and the word
-// index's consumer),
+// nothing else (the agents' and the board's, the worker, the word
+// index's consumer and the webhooks' fan-out and sender),
 // and LAMBDA_GOARCH=amd64 makes sam's build commands build for it (the
 // deployed default stays arm64).
 func TestLocalX86Route(t *testing.T) {
@@ -192,11 +192,11 @@ func TestLocalX86Route(t *testing.T) {
 		t.Fatal(err)
 	}
 	x86 := strings.ReplaceAll(string(tpl), "Architectures: [arm64]", "Architectures: [x86_64]")
-	if n := strings.Count(string(tpl), "Architectures: [arm64]"); n != 4 || strings.Contains(x86, "arm64]") {
-		t.Fatalf("template.yaml has %d `Architectures: [arm64]` lines, want 4 (the agents' and the board's functions, the worker and the indexer), all replaced", n)
+	if n := strings.Count(string(tpl), "Architectures: [arm64]"); n != 6 || strings.Contains(x86, "arm64]") {
+		t.Fatalf("template.yaml has %d `Architectures: [arm64]` lines, want 6 (the agents' and the board's functions, the worker, the indexer and the webhooks' fan-out and sender), all replaced", n)
 	}
 	for _, c := range []struct{ goarch, want string }{{"", "GOARCH=arm64 "}, {"amd64", "GOARCH=amd64 "}} {
-		for _, target := range []string{"build-McpFunction", "build-WebFunction", "build-WorkerFunction", "build-IndexerFunction"} {
+		for _, target := range []string{"build-McpFunction", "build-WebFunction", "build-WorkerFunction", "build-IndexerFunction", "build-WebhookFanoutFunction", "build-WebhookSenderFunction"} {
 			args := []string{"-n", "-C", "../..", target, "ARTIFACTS_DIR=/tmp/x"}
 			if c.goarch != "" {
 				args = append(args, "LAMBDA_GOARCH="+c.goarch)
