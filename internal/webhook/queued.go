@@ -40,9 +40,10 @@ func (d Delivery) Group() string {
 func (d Delivery) Dedup() string { return d.Subscription + "/" + d.Event.ID }
 
 // Fanout is what a new event is to be sent as: one delivery for each
-// subscription of its workspace that is not paused and wants it, oldest
-// subscription first. A subscription paused when the event happens is not
-// sent it; what was queued for it before waits (SendQueued).
+// subscription of its workspace that wants it, oldest subscription first.
+// A paused subscription is queued its events too: they wait in the queue
+// (SendQueued) and go out once it is resumed, as the local loop's cursor
+// waits, so a pause loses nothing.
 func (s *Service) Fanout(ctx context.Context, ev board.Event) ([]Delivery, error) {
 	subs, err := s.cfg.Store.ListSubscriptions(ctx, ev.Workspace)
 	if err != nil {
@@ -52,7 +53,7 @@ func (s *Service) Fanout(ctx context.Context, ev board.Event) ([]Delivery, error
 	for _, sub := range subs {
 		// An event older than the subscription (a board imported into
 		// the table) is the past, which a new subscription is not sent.
-		if sub.Paused || sub.Workspace != ev.Workspace || ev.Type == TestEventType || !sub.Matches(ev) || ev.At.Before(sub.CreatedAt) {
+		if sub.Workspace != ev.Workspace || ev.Type == TestEventType || !sub.Matches(ev) || ev.At.Before(sub.CreatedAt) {
 			continue
 		}
 		out = append(out, Delivery{Subscription: sub.ID, Event: ev})

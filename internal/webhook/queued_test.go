@@ -25,9 +25,10 @@ func (f *fixture) feedEvents(t *testing.T) []board.Event {
 	return out
 }
 
-// Fan-out names one delivery per subscription that wants the event: not
-// a paused one, a deleted one, one whose filter refuses it, or one made
-// after the event; grouped per subscription and ticket, deduplicated per
+// Fan-out names one delivery per subscription that wants the event, a
+// paused one too (its deliveries wait in the queue until it is resumed, as
+// the local loop's cursor waits): not a deleted one, one whose filter
+// refuses it, or one made after the event; grouped per subscription and ticket, deduplicated per
 // subscription and event.
 func TestFanoutNamesTheSubscriptionsThatWantTheEvent(t *testing.T) {
 	f := newFixture(t, webhook.Config{AllowPrivate: true})
@@ -71,9 +72,12 @@ func TestFanoutNamesTheSubscriptionsThatWantTheEvent(t *testing.T) {
 	if got := want[toDone.ID]; !slices.Equal(got, []string{"ticket.moved " + id}) {
 		t.Errorf("the subscription to moves into done gets %v", got)
 	}
-	for _, s := range []webhook.Subscription{paused, gone, notes} {
+	if got := want[paused.ID]; !slices.Equal(got, want[all.ID]) {
+		t.Errorf("the paused subscription gets %v, want what the active one gets: %v", got, want[all.ID])
+	}
+	for _, s := range []webhook.Subscription{gone, notes} {
 		if got := want[s.ID]; got != nil {
-			t.Errorf("subscription %s (paused, deleted or filtered out) gets %v", s.ID, got)
+			t.Errorf("subscription %s (deleted or filtered out) gets %v", s.ID, got)
 		}
 	}
 	// An event older than a subscription (a board imported into the

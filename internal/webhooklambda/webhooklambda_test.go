@@ -17,8 +17,9 @@ import (
 )
 
 // The fan-out, handed the stream's records, queues exactly one message
-// per subscription that wants each event — none for a paused, a deleted
-// or a filtered-out subscription — grouped per subscription and ticket in
+// per subscription that wants each event — a paused one's too, to wait
+// for its resumption; none for a deleted or a filtered-out subscription —
+// grouped per subscription and ticket in
 // the stream's order; the same batch handed to it again queues nothing
 // more.
 func TestFanoutQueuesOneMessagePerSubscriptionAndEvent(t *testing.T) {
@@ -54,6 +55,7 @@ func TestFanoutQueuesOneMessagePerSubscriptionAndEvent(t *testing.T) {
 	want, have := map[string][]string{}, map[string][]string{}
 	for _, ev := range evs {
 		want[all.ID+"/"+ev.TicketID] = append(want[all.ID+"/"+ev.TicketID], ev.ID)
+		want[paused.ID+"/"+ev.TicketID] = append(want[paused.ID+"/"+ev.TicketID], ev.ID)
 		if ev.Type == board.EventTicketMoved && ev.To == string(board.StatusDone) {
 			want[toDone.ID+"/"+ev.TicketID] = append(want[toDone.ID+"/"+ev.TicketID], ev.ID)
 		}
@@ -64,18 +66,18 @@ func TestFanoutQueuesOneMessagePerSubscriptionAndEvent(t *testing.T) {
 		}
 		have[q.group] = append(have[q.group], q.d.Event.ID)
 	}
-	if len(got) != 5 || len(have) != len(want) {
-		t.Errorf("%d messages in %d groups, want 5 in %d: %v", len(got), len(have), len(want), have)
+	if len(got) != 9 || len(have) != len(want) {
+		t.Errorf("%d messages in %d groups, want 9 in %d: %v", len(got), len(have), len(want), have)
 	}
 	for g, ids := range want {
 		if !slices.Equal(have[g], ids) {
 			t.Errorf("group %s holds %v, want %v", g, have[g], ids)
 		}
 	}
-	for _, s := range []webhook.Subscription{paused, gone, notes} {
+	for _, s := range []webhook.Subscription{gone, notes} {
 		for g := range have {
 			if strings.HasPrefix(g, s.ID+"/") {
-				t.Errorf("subscription %s (paused, deleted or filtered out) was queued %v", s.ID, have[g])
+				t.Errorf("subscription %s (deleted or filtered out) was queued %v", s.ID, have[g])
 			}
 		}
 	}
@@ -238,8 +240,8 @@ func TestSenderPostsInOrderAndRetriesAfterTheStep(t *testing.T) {
 }
 
 // After failing for the give-up window the subscription is paused with
-// the reason; its delivery waits in the queue, unposted, and events after
-// the pause are not queued for it.
+// the reason; its delivery waits in the queue, unposted, and so do the
+// events after the pause.
 func TestSenderPausesAfterTheGiveUpWindow(t *testing.T) {
 	r := newRig(t)
 	rc := newReceiver(t)
@@ -283,10 +285,21 @@ func TestSenderPausesAfterTheGiveUpWindow(t *testing.T) {
 	if ev, err := r.queue.Receive(t.Context(), 10); err != nil || len(ev.Records) != 0 {
 		t.Errorf("the held delivery is visible at once (%d messages, %v); it waits %v", len(ev.Records), err, webhook.PausedRecheck)
 	}
+	// An event after the pause is queued too, and waits unposted like the
+	// held one: resuming sends both, as the local loop's cursor would.
 	r.create(t, "after the pause")
 	r.fanOut(t, f, r.records(t)[len(recs):])
-	if got := r.drain(t); len(got) != 0 {
-		t.Errorf("an event after the pause was queued: %+v", got)
+	ev, err := r.queue.Receive(t.Context(), 10)
+	if err != nil || len(ev.Records) != 1 {
+		t.Fatalf("after the pause %d messages are visible (%v), want the new event's 1", len(ev.Records), err)
+	}
+	r.as("sender")
+	resp, err := s.Handle(t.Context(), ev)
+	if err != nil || len(resp.BatchItemFailures) != 1 {
+		t.Errorf("the paused subscription's new delivery: %+v, %v; want it kept in the queue", resp, err)
+	}
+	if n := len(rc.deliveries()); n != 2 {
+		t.Errorf("%d posts after the pause, want still 2", n)
 	}
 	r.checkGranted(t)
 }
