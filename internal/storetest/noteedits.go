@@ -23,6 +23,8 @@ func noteEditTests() []contractTest {
 		{"read-only refuses an agent's edit; a hidden workspace has no notes", testNoteEditPolicy},
 		{"an admin redacts any note and keeps the reason; nobody edits it after", testNoteRedact},
 		{"a note written before ids named their ticket is found with its ticket", testNoteEditOldID},
+		{"a redaction takes the note's texts out of its edits, their records and the export", testNoteRedactScrubs},
+		{"a note is edited at most MaxNoteEdits times; its redaction rewrites them all in one write", testNoteEditLimit},
 	}
 }
 
