@@ -174,3 +174,49 @@ func testNoteEditLimit(t *testing.T, f *fixture) {
 	}
 	leaks(t, "the export", buf.Bytes(), secrets...)
 }
+
+// testNoteRedactLongAgo: the edits of a note are found however many
+// events came after them (the history is read back page by page to the
+// note's creation), and only that note's edits change.
+func testNoteRedactLongAgo(t *testing.T, f *fixture) {
+	r := newClaimRig(t, f)
+	id := r.ticket(t, "inbox", "Busy ticket")
+	alice := personCtx(f, "alice")
+	n := r.note(t, alice, id, "first draft")
+	r.advance(time.Millisecond)
+	if _, err := r.svc.EditNote(alice, board.EditNoteInput{RequestID: "e1", NoteID: n.ID, Body: "the key is pelican55"}); err != nil {
+		t.Fatal(err)
+	}
+	other := r.note(t, alice, id, "another note")
+	r.advance(time.Millisecond)
+	if _, err := r.svc.EditNote(alice, board.EditNoteInput{RequestID: "e2", NoteID: other.ID, Body: "another note, kept as it is"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < board.MaxLimit+5; i++ {
+		r.advance(time.Millisecond)
+		r.note(t, alice, id, fmt.Sprintf("later note %d", i))
+	}
+	r.advance(time.Millisecond)
+	if _, err := r.svc.RedactNote(adminCtx(f, "root"), board.RedactNoteInput{RequestID: "red", NoteID: n.ID, Reason: "a key"}); err != nil {
+		t.Fatal(err)
+	}
+	var all []board.Event
+	var cursor string
+	for {
+		h, err := r.svc.ListTicketHistory(alice, board.TicketActivityInput{ID: id, Limit: board.MaxLimit, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(h.History, all...)
+		if h.NextCursor == nil {
+			break
+		}
+		cursor = *h.NextCursor
+	}
+	leaks(t, "the history", all, "pelican55", "first draft")
+	for _, e := range all {
+		if e.Type == board.EventNoteEdited && e.NoteID == other.ID && (len(e.Changes) != 1 || e.Changes[0].After != "another note, kept as it is") {
+			t.Errorf("the other note's edit changed: %+v", e.Changes)
+		}
+	}
+}
