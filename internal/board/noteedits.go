@@ -156,6 +156,11 @@ func (s *Service) changeNote(ctx context.Context, tool, requestID, noteID string
 				return change{}, Errorf(CodeConflict, "note '%s' has been edited %d times, the most one note may be; add a new note to correct it", noteID, MaxNoteEdits)
 			}
 		case EventNoteRedacted:
+			if len(h.edits) > MaxNoteEdits {
+				// Only a note moved in from another board's file can have
+				// more: its edits do not fit one write.
+				return change{}, Errorf(CodeConflict, "note '%s' has %d edits, more than the %d one redaction rewrites (it came with an imported board); nothing was written", noteID, len(h.edits), MaxNoteEdits)
+			}
 			after.Redacted = &NoteRedaction{By: p.Author, Reason: ev.Reason, At: at}
 			ch.scrubbed = scrubbedEdits(h.edits)
 			if ch.scrubbedRequests, err = s.scrubbedRequests(ctx, n, h, at); err != nil {

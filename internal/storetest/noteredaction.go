@@ -220,3 +220,26 @@ func testNoteRedactLongAgo(t *testing.T, f *fixture) {
 		}
 	}
 }
+
+// testNoteRedactTooManyEdits: a note moved in from a board file may have
+// more edits than one redaction rewrites; its redaction is refused with
+// that reason and writes nothing.
+func testNoteRedactTooManyEdits(t *testing.T, f *fixture) {
+	r := newClaimRig(t, f)
+	id := r.ticket(t, "inbox", "Imported")
+	alice := personCtx(f, "alice")
+	n := r.note(t, alice, id, "imported text")
+	for i := 0; i <= board.MaxNoteEdits; i++ {
+		r.advance(time.Millisecond)
+		ev := board.Event{ID: fmt.Sprintf("imported-edit-%02d", i), Workspace: "inbox", TicketID: id, Type: board.EventNoteEdited, NoteID: n.ID,
+			Fields: []string{"body"}, Changes: []board.FieldChange{{Field: "body", Before: "a", After: "b"}},
+			Author: "human:alice", Source: board.SourceWeb, At: r.clock()}
+		if out, err := f.s.PutEvent(f.ctx, ev); err != nil || out != board.Added {
+			t.Fatalf("put edit %d: %v, %v", i, out, err)
+		}
+	}
+	version := r.get(t, id).Ticket.Version
+	_, err := r.svc.RedactNote(adminCtx(f, "root"), board.RedactNoteInput{RequestID: "red", NoteID: n.ID, Reason: "secret"})
+	wantCode(t, "the redaction of a note with too many edits", err, board.CodeConflict, "imported")
+	r.unchanged(t, "the refused redaction", id, version, n.ID, "imported text")
+}
