@@ -80,12 +80,13 @@ func putRequest(ctx context.Context, tx *sql.Tx, r ledger.Record) error {
 }
 
 // rewriteRequests replaces the arguments and results of stored records
-// (board.SaveTx.ScrubbedRequests); a record swept since it was read stays
-// gone.
+// (board.SaveTx.ScrubbedRequests) while each is still the record read (its
+// created_at): one swept since stays gone, and a new call that took the
+// key after it expired keeps its own.
 func rewriteRequests(ctx context.Context, tx *sql.Tx, records []ledger.Record) error {
 	for _, r := range records {
-		if _, err := tx.ExecContext(ctx, `UPDATE requests SET args = ?, result = ? WHERE principal = ? AND request_id = ?`,
-			string(r.Args), sql.NullString{String: string(r.Result), Valid: r.Result != nil}, r.Key.Principal, r.Key.RequestID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE requests SET args = ?, result = ? WHERE principal = ? AND request_id = ? AND created_at = ?`,
+			string(r.Args), sql.NullString{String: string(r.Result), Valid: r.Result != nil}, r.Key.Principal, r.Key.RequestID, formatTime(r.CreatedAt)); err != nil {
 			return err
 		}
 	}
