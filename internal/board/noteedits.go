@@ -55,7 +55,8 @@ func (n Note) wroteIt(p Principal) bool {
 
 // EditNote replaces the text of the caller's own note. The ticket's
 // history keeps the earlier text (a note.edited event with the body
-// before and after); the ticket's version moves, as with add_note.
+// before and after); the ticket's version moves, as with add_note. A note
+// is edited at most MaxNoteEdits times.
 func (s *Service) EditNote(ctx context.Context, in EditNoteInput) (NoteResult, error) {
 	if err := in.Validate(); err != nil {
 		return NoteResult{}, err
@@ -80,8 +81,9 @@ func (s *Service) EditNote(ctx context.Context, in EditNoteInput) (NoteResult, e
 
 // RedactNote replaces any note's text with RedactedNoteBody and keeps who
 // did it, when and why (admins only). The note.redacted event keeps the
-// reason, not the text. Earlier texts kept by note.edited events stay in
-// the history.
+// reason, not the text, and the same write replaces the texts the note's
+// earlier note.edited events kept by RedactedNoteBody (noteredaction.go),
+// so the text is nowhere in the store after it.
 func (s *Service) RedactNote(ctx context.Context, in RedactNoteInput) (NoteResult, error) {
 	if err := in.Validate(); err != nil {
 		return NoteResult{}, err
@@ -140,10 +142,30 @@ func (s *Service) changeNote(ctx context.Context, tool, requestID, noteID string
 		if after == nil {
 			return ch, nil
 		}
+		// The note's edits, read at the version this write commits on: a
+		// later edit moves the ticket's version and this write retries.
+		h, err := s.noteEvents(ctx, n)
+		if err != nil {
+			return change{}, s.storeFailure(err)
+		}
 		at := rec.CreatedAt
 		after.EditedAt = &at
-		if ev.Type == EventNoteRedacted {
+		switch ev.Type {
+		case EventNoteEdited:
+			if len(h.edits) >= MaxNoteEdits {
+				return change{}, Errorf(CodeConflict, "note '%s' has been edited %d times, the most one note may be; add a new note to correct it", noteID, MaxNoteEdits)
+			}
+		case EventNoteRedacted:
+			if len(h.edits) > MaxNoteEdits {
+				// Only a note moved in from another board's file can have
+				// more: its edits do not fit one write.
+				return change{}, Errorf(CodeConflict, "note '%s' has %d edits, more than the %d one redaction rewrites (it came with an imported board); nothing was written", noteID, len(h.edits), MaxNoteEdits)
+			}
 			after.Redacted = &NoteRedaction{By: p.Author, Reason: ev.Reason, At: at}
+			ch.scrubbed = scrubbedEdits(h.edits)
+			if ch.scrubbedRequests, err = s.scrubbedRequests(ctx, n, h, at); err != nil {
+				return change{}, s.storeFailure(err)
+			}
 		}
 		shown = *after
 		ticket := before

@@ -244,6 +244,16 @@ type SaveTx struct {
 	// EditedNote replaces the stored note with its id (edit_note,
 	// redact_note): its body, edited_at and redaction change, nothing else.
 	EditedNote *Note
+	// ScrubbedEvents replace the stored events with their ids, in the same
+	// transaction: a redaction's earlier note.edited events of its note,
+	// with their texts taken out. Their ids, times, tickets and order do
+	// not change; at most MaxNoteEdits of them.
+	ScrubbedEvents []Event
+	// ScrubbedRequests replace the arguments and results of stored request
+	// records with their keys, in the same transaction (a redaction's
+	// add_note and edit_note records of its note); a record gone since it
+	// was read stays gone. At most MaxNoteEdits+1 of them.
+	ScrubbedRequests []ledger.Record
 	// Inbox are the inbox items the event adds, written with it.
 	Inbox []InboxEntry
 	// AllowedPolicies: nil allows any; AI callers pass read_write only, so

@@ -133,7 +133,12 @@ type change struct {
 	event  *Event
 	note   *Note // a new note
 	edited *Note // a note's new state (noteedits.go)
-	result func(t Ticket, n *Note) any
+	// scrubbed are stored events rewritten with the change (a redacted
+	// note's edits, noteredaction.go).
+	scrubbed []Event
+	// scrubbedRequests are stored request records rewritten with it.
+	scrubbedRequests []ledger.Record
+	result           func(t Ticket, n *Note) any
 }
 
 // written is what mutate answers: a stored result, and when the write just
@@ -220,7 +225,7 @@ func (s *Service) mutate(ctx context.Context, tool, requestID, ticketID string, 
 		if p.IsAI() {
 			allowed = []AIPolicy{PolicyReadWrite}
 		}
-		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, EditedNote: ch.edited, Inbox: inbox, AllowedPolicies: allowed})
+		stored, err := s.store.SaveTicket(ctx, SaveTx{Request: rec, Before: *wc.Ticket, After: ch.after, Event: ch.event, Note: ch.note, EditedNote: ch.edited, ScrubbedEvents: ch.scrubbed, ScrubbedRequests: ch.scrubbedRequests, Inbox: inbox, AllowedPolicies: allowed})
 		var exists *ledger.ExistsError
 		var denied *PolicyError
 		switch {

@@ -2,12 +2,14 @@ package dynamo
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
+	"github.com/ticket-ledger/ticket-ledger/internal/ledger"
 )
 
 // GetNote finds a note where its id says it is (board.ParseNoteID):
@@ -93,4 +95,54 @@ func (s *Store) editedNoteWrite(n board.Note) (types.TransactWriteItem, error) {
 		return types.TransactWriteItem{}, err
 	}
 	return s.put(item, "attribute_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false), nil
+}
+
+// scrubbedEventWrites rewrite stored events (board.SaveTx.ScrubbedEvents)
+// with the item builder that wrote them: the keys are the event's ticket,
+// time and id, so an event keeps its place in the history and the feed.
+// An event that is not there fails the transaction instead of appearing.
+// The event stream forwards inserts only, so a rewrite is sent to no
+// webhook.
+func (s *Store) scrubbedEventWrites(events []board.Event) ([]types.TransactWriteItem, error) {
+	if len(events) > board.MaxNoteEdits {
+		return nil, fmt.Errorf("dynamo: %d events to rewrite in one write, at most %d fit", len(events), board.MaxNoteEdits)
+	}
+	out := make([]types.TransactWriteItem, 0, len(events))
+	for _, e := range events {
+		item, err := eventItem(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s.put(item, "attribute_exists(#pk)", map[string]string{"#pk": attrPK}, nil, false))
+	}
+	return out, nil
+}
+
+// scrubbedRecordWrites rewrite stored request records
+// (board.SaveTx.ScrubbedRequests), two items each: the record, and the
+// part of its result (put when the new result needs one, deleted when not,
+// so no earlier result is left in it). Each is written only while it is
+// the record that was read (its created_at), or is gone: a record of the
+// same key claimed anew since is not overwritten, and one removed by its
+// expiry comes back expired, which every read treats as absent.
+func (s *Store) scrubbedRecordWrites(records []ledger.Record) ([]types.TransactWriteItem, error) {
+	if len(records) > board.MaxNoteEdits+1 {
+		return nil, fmt.Errorf("dynamo: %d request records to rewrite in one write, at most %d fit", len(records), board.MaxNoteEdits+1)
+	}
+	var out []types.TransactWriteItem
+	for _, r := range records {
+		rec, part, err := recordItems(r, "")
+		if err != nil {
+			return nil, err
+		}
+		cond := "attribute_not_exists(#pk) OR #c = :c"
+		out = append(out, s.put(rec, cond, map[string]string{"#pk": attrPK, "#c": attrCreatedAt},
+			map[string]types.AttributeValue{":c": rec[attrCreatedAt]}, false))
+		if part != nil {
+			out = append(out, s.put(part, "", nil, nil, false))
+		} else {
+			out = append(out, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: key(getS(rec, attrPK), skResultPart)}})
+		}
+	}
+	return out, nil
 }

@@ -201,6 +201,16 @@ func (s *Store) saveItems(tx board.SaveTx, txid string, shard int) ([]types.Tran
 		}
 		items = append(items, note)
 	}
+	scrubbed, err := s.scrubbedEventWrites(tx.ScrubbedEvents)
+	if err != nil {
+		return nil, at, err
+	}
+	items = append(items, scrubbed...)
+	records, err := s.scrubbedRecordWrites(tx.ScrubbedRequests)
+	if err != nil {
+		return nil, at, err
+	}
+	items = append(items, records...)
 	if part != nil {
 		items = append(items, s.put(part, "", nil, nil, false))
 	}

@@ -79,6 +79,20 @@ func putRequest(ctx context.Context, tx *sql.Tx, r ledger.Record) error {
 	return err
 }
 
+// rewriteRequests replaces the arguments and results of stored records
+// (board.SaveTx.ScrubbedRequests) while each is still the record read (its
+// created_at): one swept since stays gone, and a new call that took the
+// key after it expired keeps its own.
+func rewriteRequests(ctx context.Context, tx *sql.Tx, records []ledger.Record) error {
+	for _, r := range records {
+		if _, err := tx.ExecContext(ctx, `UPDATE requests SET args = ?, result = ? WHERE principal = ? AND request_id = ? AND created_at = ?`,
+			string(r.Args), sql.NullString{String: string(r.Result), Valid: r.Result != nil}, r.Key.Principal, r.Key.RequestID, formatTime(r.CreatedAt)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // GetRequest returns the unexpired record under key.
 func (s *Store) GetRequest(ctx context.Context, key ledger.Key, now time.Time) (ledger.Record, error) {
 	return getRequest(ctx, s.read, key, now)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -144,6 +145,28 @@ func insertEvent(ctx context.Context, tx *sql.Tx, ev board.Event) error {
 	_, err = tx.ExecContext(ctx, `INSERT INTO events (id, workspace, ticket_id, data) VALUES (?, ?, ?, ?)`,
 		ev.ID, ev.Workspace, sql.NullString{String: ev.TicketID, Valid: ev.TicketID != ""}, string(data))
 	return err
+}
+
+// replaceEvents rewrites stored events in place (board.SaveTx.ScrubbedEvents):
+// the row keeps its seq, so the history and the feed keep their order.
+// An event that is not there (or is another ticket's) fails the write.
+func replaceEvents(ctx context.Context, tx *sql.Tx, events []board.Event) error {
+	for _, ev := range events {
+		data, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE events SET data = ? WHERE id = ? AND ticket_id = ?`, string(data), ev.ID, ev.TicketID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("sqlite: event %s of ticket %s is not stored; nothing was written", ev.ID, ev.TicketID)
+		}
+	}
+	return nil
 }
 
 // ListEvents returns a workspace's latest events, newest first.
@@ -287,6 +310,12 @@ func (s *Store) SaveTicket(ctx context.Context, tx board.SaveTx) (ledger.Record,
 			if err := updateNote(ctx, dbtx, *n); err != nil {
 				return err
 			}
+		}
+		if err := replaceEvents(ctx, dbtx, tx.ScrubbedEvents); err != nil {
+			return err
+		}
+		if err := rewriteRequests(ctx, dbtx, tx.ScrubbedRequests); err != nil {
+			return err
 		}
 		if tx.Event != nil {
 			if err := insertEvent(ctx, dbtx, *tx.Event); err != nil {

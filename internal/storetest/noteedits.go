@@ -23,6 +23,10 @@ func noteEditTests() []contractTest {
 		{"read-only refuses an agent's edit; a hidden workspace has no notes", testNoteEditPolicy},
 		{"an admin redacts any note and keeps the reason; nobody edits it after", testNoteRedact},
 		{"a note written before ids named their ticket is found with its ticket", testNoteEditOldID},
+		{"a redaction takes the note's texts out of its edits, their records and the export", testNoteRedactScrubs},
+		{"a redaction finds the note's edits however much history came after them", testNoteRedactLongAgo},
+		{"a note imported with more edits than one redaction rewrites is refused, nothing written", testNoteRedactTooManyEdits},
+		{"a note is edited at most MaxNoteEdits times; its redaction rewrites them all in one write", testNoteEditLimit},
 	}
 }
 
