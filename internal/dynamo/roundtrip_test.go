@@ -156,7 +156,7 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 		noteID = res.Note.ID
 		return err
 	})
-	measure(a, "edit_note", same(3), "the record and ticket (BatchGetItem), the note by the key its id names (one GetItem), the transaction", func() error {
+	measure(a, "edit_note", same(5), "the record and ticket (BatchGetItem), the note by the key its id names (one GetItem), its earlier edits from the ticket's history since the note (the history's GetItem and Query, a page per 100 events), the transaction", func() error {
 		_, err := a.svc.EditNote(ctx, board.EditNoteInput{RequestID: "en1", NoteID: noteID, Body: "note, edited"})
 		return err
 	})
