@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
@@ -114,7 +115,10 @@ func measureRoundTrips(t *testing.T, ep endpoint) []rtRow {
 	rows = append(rows, rtRow{call: "Open (cold start; table and seed exist)", requests: openCounter.Total(), ops: openCounter.Ops(),
 		budget: 1, note: "once per instance; warms the policy cache (+1 DescribeTable with CreateTable)"})
 
-	a := newInstance(t, ep, table, dynamo.Config{})
+	// The warm instance keeps what it read for the whole test: on a slow
+	// endpoint the calls before a row can outlast DefaultPolicyTTL, and a
+	// policy read again is the uncached instance's row, not a warm one's.
+	a := newInstance(t, ep, table, dynamo.Config{PolicyTTL: time.Hour})
 	measure(a, "create_ticket, first after Open", same(4), "at once the similar Query (it finds no other ticket: no BatchGetItem) and the record with the workspace's policy (one consistent BatchGetItem); the lease of a block of numbers (UpdateItem, once in at least ten creates); the transaction: three round trips", create(a, "c1"))
 	measure(a, "create_ticket, warm", same(4), "the similar Query beside the record and policy BatchGetItem, the similar tickets' BatchGetItem, the transaction storing them in the record: three round trips", create(a, "c2"))
 	cold := newInstance(t, ep, table, dynamo.Config{Seed: []board.Workspace{}})
