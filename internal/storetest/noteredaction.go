@@ -119,9 +119,9 @@ func testNoteRedactScrubs(t *testing.T, f *fixture) {
 	if err != nil || !again.Replayed || again.Note.Body != board.RedactedNoteBody {
 		t.Errorf("a replay of the first edit: %+v, %v; want it replayed, with the note as it is now", again, err)
 	}
-	var buf bytes.Buffer
-	if _, err := boardfile.Export(f.ctx, f.s, &buf, boardfile.ExportOptions{Now: r.clock()}); err != nil {
-		t.Fatal(err)
+	buf, ok := exportForCheck(t, f, r.clock())
+	if !ok {
+		return
 	}
 	if !strings.Contains(buf.String(), n.ID) {
 		t.Fatalf("the export holds no note %s", n.ID)
@@ -168,11 +168,29 @@ func testNoteEditLimit(t *testing.T, f *fixture) {
 	}
 	h := r.historyOf(t, id)
 	leaks(t, "the history", h, secrets...)
+	if buf, ok := exportForCheck(t, f, r.clock()); ok {
+		leaks(t, "the export", buf.Bytes(), secrets...)
+	}
+}
+
+// exporter is what a store built without its export (the DynamoDB store
+// in the Lambda build, which leaves Scan out) says about itself.
+type exporter interface{ CanExport() bool }
+
+// exportForCheck exports the fixture's store for a check of what the
+// export holds, or reports false when this build of the store has no
+// export; the checks before it still ran.
+func exportForCheck(t *testing.T, f *fixture, now time.Time) (*bytes.Buffer, bool) {
+	t.Helper()
+	if e, ok := f.s.(exporter); ok && !e.CanExport() {
+		t.Log("this build of the store cannot export; the export's half of the check runs in the local build")
+		return nil, false
+	}
 	var buf bytes.Buffer
-	if _, err := boardfile.Export(f.ctx, f.s, &buf, boardfile.ExportOptions{Now: r.clock()}); err != nil {
+	if _, err := boardfile.Export(f.ctx, f.s, &buf, boardfile.ExportOptions{Now: now}); err != nil {
 		t.Fatal(err)
 	}
-	leaks(t, "the export", buf.Bytes(), secrets...)
+	return &buf, true
 }
 
 // testNoteRedactLongAgo: the edits of a note are found however many
