@@ -61,6 +61,9 @@ type hooks struct {
 	beforeCommit func()
 	// committed sees each COMMIT's outcome.
 	committed func(err error)
+	// mirrorRead runs when a build of the similar-tickets mirror has read
+	// its workspace, before it keeps what it read (similarmirror.go).
+	mirrorRead func()
 }
 
 func (s *Store) committer() {
@@ -152,10 +155,12 @@ func (s *Store) runBatch(batch []job, h *hooks) {
 			return
 		}
 	}
+	mirrored := s.readMirrorChanges(tx)
 	if h != nil && h.beforeCommit != nil {
 		h.beforeCommit()
 	}
 	err = tx.Commit()
+	s.mirrorCommitted(mirrored, err)
 	if h != nil && h.committed != nil {
 		h.committed(err)
 	}

@@ -59,6 +59,24 @@ func TestFailedCommitAnswersNothingDone(t *testing.T) {
 		}
 	}
 
+	// similar asks the store's similar-tickets lookup (its mirror, read
+	// in here before the batch) which tickets have word in their title.
+	similar := func(word string) []string {
+		t.Helper()
+		found, err := st.SimilarCandidates(ai, board.SimilarQuery{Workspace: "inbox", Words: []string{word}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, tk := range found {
+			ids = append(ids, tk.ID+" "+tk.Title)
+		}
+		return ids
+	}
+	if got := similar("updated"); len(got) != 1 {
+		t.Fatalf("similar to updated before the batch: %v", got)
+	}
+
 	title := "renamed"
 	type call struct {
 		rid string
@@ -146,6 +164,11 @@ func TestFailedCommitAnswersNothingDone(t *testing.T) {
 			t.Errorf("find_request %s after the failed commit: %+v %v, want unknown", rid, found, err)
 		}
 	}
+	// The similar-tickets lookup shows nothing the batch did.
+	if made, renamed, updated := similar("made"), similar("renamed"), similar("updated"); len(made) != 0 || len(renamed) != 0 ||
+		fmt.Sprint(updated) != "[inbox-2 updated]" {
+		t.Errorf("similar tickets after the failed commit: made %v, renamed %v, updated %v; want none, none, inbox-2 as it was", made, renamed, updated)
+	}
 
 	// The disk recovered: each retry writes once, and the duplicates replay.
 	replays := map[string]int{}
@@ -175,6 +198,9 @@ func TestFailedCommitAnswersNothingDone(t *testing.T) {
 	list, err := a.ListTickets(ai, board.ListTicketsInput{Workspace: "inbox", Limit: 100})
 	if err != nil || len(list.Tickets) != 5 {
 		t.Fatalf("tickets after recovery: %d (%v), want 5: two seeds, same, d1, d2", len(list.Tickets), err)
+	}
+	if made, renamed := similar("made"), similar("renamed"); len(made) != 3 || fmt.Sprint(renamed) != "[inbox-2 renamed]" {
+		t.Errorf("similar tickets after recovery: made %v, renamed %v; want the three creates and inbox-2 renamed", made, renamed)
 	}
 	d, err := a.GetTicket(ai, board.TicketIDInput{ID: "inbox-1"})
 	if err != nil || len(d.Notes) != 1 || d.Ticket.Version != 2 {

@@ -73,6 +73,26 @@ func (s *Store) SimilarCandidates(ctx context.Context, q board.SimilarQuery) ([]
 	if len(q.Words) > board.SimilarWords {
 		return nil, fmt.Errorf("similar tickets: %d words asked, at most %d are looked up", len(q.Words), board.SimilarWords)
 	}
+	if found, ok, err := s.mirror.candidates(q); ok {
+		return found, err
+	}
+	// Not mirrored yet: read the workspace into the mirror for the next
+	// lookups (a failure leaves it to the table) and answer from it.
+	if exists, err := s.buildMirror(ctx, q.Workspace); err == nil {
+		if !exists {
+			return nil, board.ErrNotFound
+		}
+		if found, ok, err := s.mirror.candidates(q); ok {
+			return found, err
+		}
+	}
+	return s.similarCandidatesFromTable(ctx, q)
+}
+
+// similarCandidatesFromTable is SimilarCandidates asked of the tables, in
+// one statement: when the workspace is not mirrored (it does not exist, or
+// the mirror is not live) and, in tests, what the mirror is held to.
+func (s *Store) similarCandidatesFromTable(ctx context.Context, q board.SimilarQuery) ([]board.Ticket, error) {
 	args := make([]any, similarArgWord-1+board.SimilarWords)
 	args[similarArgWorkspace-1] = q.Workspace
 	args[similarArgPerWord-1] = board.SimilarPerWord

@@ -50,8 +50,10 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// The lookup is one statement, whatever the title's words and whether any
-// ticket shares enough of them.
+// The first lookup of a workspace reads it into the mirror in one
+// statement; every later one, whatever the title's words and whether any
+// ticket shares enough of them, reads nothing. The table's own lookup is
+// one statement too.
 func TestSimilarLookupStatements(t *testing.T) {
 	s, _ := openSimilarBoard(t, 30)
 	cases := []struct {
@@ -64,7 +66,7 @@ func TestSimilarLookupStatements(t *testing.T) {
 		{[]string{"unrelated", "words"}, 0},
 		{nil, 0},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
 		rec := obs.NewRequest("similar")
 		got, err := s.SimilarCandidates(obs.NewContext(t.Context(), rec), board.SimilarQuery{Workspace: "inbox", Words: c.words})
 		if err != nil {
@@ -73,9 +75,22 @@ func TestSimilarLookupStatements(t *testing.T) {
 		if len(got) != c.found {
 			t.Errorf("%v: %d candidates, want %d", c.words, len(got), c.found)
 		}
-		if n := rec.StoreRequests(); n != 1 {
-			t.Errorf("%v: %d statements, want 1", c.words, n)
+		want := int64(0) // answered from the mirror
+		if i == 0 {
+			want = 1 // the workspace read into it
 		}
+		if n := rec.StoreRequests(); n != want {
+			t.Errorf("%v: %d statements, want %d", c.words, n, want)
+		}
+		rec = obs.NewRequest("similar")
+		got, err = s.similarCandidatesFromTable(obs.NewContext(t.Context(), rec), board.SimilarQuery{Workspace: "inbox", Words: c.words})
+		if err != nil || len(got) != c.found || rec.StoreRequests() != 1 {
+			t.Errorf("%v from the table: %d candidates in %d statements (%v), want %d in 1", c.words, len(got), rec.StoreRequests(), err, c.found)
+		}
+	}
+	rec := obs.NewRequest("similar")
+	if _, err := s.SimilarCandidates(obs.NewContext(t.Context(), rec), board.SimilarQuery{Workspace: "nowhere", Words: []string{"similar"}}); !errors.Is(err, board.ErrNotFound) || rec.StoreRequests() != 1 {
+		t.Errorf("a workspace that does not exist: %v in %d statements, want board.ErrNotFound in 1", err, rec.StoreRequests())
 	}
 	// The candidates come in SimilarCandidateNumbers' order (most shared
 	// words, then newest), each read once: 26 has all three words, the
@@ -104,8 +119,8 @@ func TestSimilarLookupStatements(t *testing.T) {
 	}
 }
 
-// The statement picks the candidates by board.SimilarCandidateNumbers'
-// rule, which the DynamoDB store runs in Go: the same numbers in the same
+// The mirror and the statement pick the candidates by
+// board.SimilarCandidateNumbers' rule, which the DynamoDB store runs in Go: the same numbers in the same
 // order as the rule gives from each word's newest matches, read here one
 // word at a time, for titles sharing few or many words, with ties, and
 // with a number excluded.
@@ -149,16 +164,22 @@ func TestSimilarPicksAsTheRule(t *testing.T) {
 				perWord[i] = newest(w)
 			}
 			want := board.SimilarCandidateNumbers(perWord, exclude)
-			got, err := s.SimilarCandidates(t.Context(), board.SimilarQuery{Workspace: "inbox", Words: words, Exclude: exclude})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var numbers []int64
-			for _, tk := range got {
-				numbers = append(numbers, tk.Number)
-			}
-			if fmt.Sprint(numbers) != fmt.Sprint(want) {
-				t.Errorf("%v, excluding %d: candidates %v, the rule picks %v", words, exclude, numbers, want)
+			q := board.SimilarQuery{Workspace: "inbox", Words: words, Exclude: exclude}
+			for _, from := range []struct {
+				name   string
+				lookup func(context.Context, board.SimilarQuery) ([]board.Ticket, error)
+			}{{"mirror", s.SimilarCandidates}, {"table", s.similarCandidatesFromTable}} {
+				got, err := from.lookup(t.Context(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var numbers []int64
+				for _, tk := range got {
+					numbers = append(numbers, tk.Number)
+				}
+				if fmt.Sprint(numbers) != fmt.Sprint(want) {
+					t.Errorf("%s: %v, excluding %d: candidates %v, the rule picks %v", from.name, words, exclude, numbers, want)
+				}
 			}
 		}
 	}

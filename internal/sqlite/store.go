@@ -33,6 +33,11 @@ type Store struct {
 	// (prioritylock.go); priority: this store is an admin command's.
 	lockFile *priorityLock
 	priority bool
+	// mirror answers the similar-tickets lookup from memory
+	// (similarmirror.go); dataVersion is the write connection's
+	// data_version as of its last batch (only the committer touches it).
+	mirror      *titleMirror
+	dataVersion int64
 }
 
 // Options changes how a store is opened.
@@ -119,7 +124,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("opening %s's lock file: %w", path, err)
 	}
 	s := &Store{write: write, read: read, jobs: make(chan job), stop: make(chan struct{}), done: make(chan struct{}),
-		lockFile: lockFile, priority: o.Priority}
+		lockFile: lockFile, priority: o.Priority, mirror: newTitleMirror()}
 	release, err := s.enter()
 	if err == nil {
 		err = s.busyError(s.migrate(ctx))
@@ -131,6 +136,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 		lockFile.close()
 		return nil, fmt.Errorf("preparing %s: %w", path, err)
 	}
+	s.startMirror(ctx)
 	go s.committer()
 	return s, nil
 }
