@@ -88,10 +88,8 @@ func (s *Store) readMirrorChanges(tx *sql.Tx) (b mirrorBatch) {
 			c.gone, c.policy = !policy.Valid, board.AIPolicy(policy.String)
 		default:
 			c.gone = !id.Valid
-			c.ticket = mirroredTicket{id: id.String, title: title.String, status: board.Status(status.String), owner: stringPtr(owner)}
-			if !c.gone {
-				c.ticket.words = mirroredWords(c.ticket.title)
-			}
+			c.ticket = mirroredTicket{id: mirroredID(c.workspace, c.number, id.String), title: title.String,
+				status: board.Status(status.String), owner: stringPtr(owner)}
 		}
 		b.changes = append(b.changes, c)
 	}

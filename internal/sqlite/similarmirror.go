@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
@@ -40,13 +41,30 @@ import (
 // words the title-word table holds, so the mirror and the statement pick
 // the same candidates (TestSimilarMirrorAnswersAsTheTable).
 
-// mirroredTicket is what the lookup answers of a ticket, and its title's
-// words (to take it out of their lists when the title changes).
+// mirroredTicket is what the lookup answers of a ticket. Its title's
+// words are not kept (they would be most of the mirror's memory): a title
+// that changes is split into words again to take the ticket out of their
+// lists. id is empty when it is the usual "<workspace>-<number>".
 type mirroredTicket struct {
 	id, title string
 	status    board.Status
 	owner     *string
-	words     []string
+}
+
+// mirroredID is a ticket's id as the mirror keeps it.
+func mirroredID(workspace string, number int64, id string) string {
+	if id == workspace+"-"+strconv.FormatInt(number, 10) {
+		return ""
+	}
+	return id
+}
+
+// idOf is the ticket's id.
+func (t mirroredTicket) idOf(workspace string, number int64) string {
+	if t.id == "" {
+		return workspace + "-" + strconv.FormatInt(number, 10)
+	}
+	return t.id
 }
 
 // mirroredSpace is one workspace in the mirror.
@@ -115,16 +133,23 @@ func (m *titleMirror) candidates(q board.SimilarQuery) (out []board.Ticket, ok b
 	}
 	for _, n := range board.SimilarCandidateNumbers(perWord, q.Exclude) {
 		t := sp.tickets[n]
-		out = append(out, board.Ticket{ID: t.id, Workspace: q.Workspace, Number: n, Title: t.title, Status: t.status, Owner: t.owner})
+		out = append(out, board.Ticket{ID: t.idOf(q.Workspace, n), Workspace: q.Workspace, Number: n, Title: t.title, Status: t.status, Owner: t.owner})
 	}
 	return out, true, nil
 }
 
-// set puts a ticket's state in the workspace, replacing what it held.
+// set puts a ticket's state in the workspace, replacing what it held; its
+// words change only when its title did.
 func (sp *mirroredSpace) set(number int64, t mirroredTicket) {
-	sp.remove(number)
+	old, had := sp.tickets[number]
 	sp.tickets[number] = t
-	for _, w := range t.words {
+	if had && old.title == t.title {
+		return
+	}
+	if had {
+		sp.removeWords(number, old.title)
+	}
+	for _, w := range mirroredWords(t.title) {
 		numbers := sp.words[w]
 		if i, found := slices.BinarySearch(numbers, number); !found {
 			sp.words[w] = slices.Insert(numbers, i, number)
@@ -133,12 +158,14 @@ func (sp *mirroredSpace) set(number int64, t mirroredTicket) {
 }
 
 func (sp *mirroredSpace) remove(number int64) {
-	old, ok := sp.tickets[number]
-	if !ok {
-		return
+	if old, ok := sp.tickets[number]; ok {
+		delete(sp.tickets, number)
+		sp.removeWords(number, old.title)
 	}
-	delete(sp.tickets, number)
-	for _, w := range old.words {
+}
+
+func (sp *mirroredSpace) removeWords(number int64, title string) {
+	for _, w := range mirroredWords(title) {
 		numbers := sp.words[w]
 		if i, found := slices.BinarySearch(numbers, number); found {
 			numbers = slices.Delete(numbers, i, i+1)
@@ -258,8 +285,7 @@ func (s *Store) readMirroredSpace(ctx context.Context, workspace string) (*mirro
 		if sp == nil {
 			continue // no workspace row: nothing to mirror
 		}
-		t.owner = stringPtr(owner)
-		t.words = mirroredWords(t.title)
+		t.owner, t.id = stringPtr(owner), mirroredID(workspace, number, t.id)
 		sp.set(number, t)
 	}
 	return sp, rows.Err()

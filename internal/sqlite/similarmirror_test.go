@@ -344,11 +344,11 @@ func BenchmarkSimilarMirrorBuild(b *testing.B) {
 	b.Cleanup(func() { s.Close() })
 	if err := s.inTx(b.Context(), func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-			INSERT INTO tickets (id, workspace, number, title, body, search_text, status, priority, owner, due, tags, links,
+			INSERT INTO tickets (id, workspace, number, title, body, status, priority, owner, due, tags, links,
 				created_by, created_at, updated_at, completed_at, url, version)
 			SELECT 'inbox-' || i, 'inbox', i,
 				printf('Fix the %s handler timeout in service%d after deploy %d', substr('alphabravocharliedeltaecho', 1 + (i % 5) * 5, 5), i % 300, i % 97),
-				'', '', 'candidate', 'normal', NULL, NULL, '[]', '[]', 'ai:bench', '2026-01-01T00:00:00.000000000Z',
+				'', 'candidate', 'normal', NULL, NULL, '[]', '[]', 'ai:bench', '2026-01-01T00:00:00.000000000Z',
 				'2026-01-01T00:00:00.000000000Z', NULL, 'https://board.test/inbox-' || i, 1 FROM n`, tickets)
 		return err
 	}); err != nil {
