@@ -17,7 +17,7 @@ import (
 // so SQLite reads the index in order.
 const claimRank = `(CASE priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'low' THEN 3 ELSE 2 END)`
 
-// migrateClaims (5 → 6) adds the claim columns and the index claim_next
+// migrateClaims (6 → 7) adds the claim columns and the index claim_next
 // reads: a workspace's open tickets per status, by priority then number.
 // It adds only what is missing, so a file whose version was set back runs
 // it again unharmed.

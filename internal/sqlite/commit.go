@@ -64,6 +64,9 @@ type hooks struct {
 	// mirrorRead runs when a build of the similar-tickets mirror has read
 	// its workspace, before it keeps what it read (similarmirror.go).
 	mirrorRead func()
+	// mirrorWait runs when a lookup finds its workspace's build under way,
+	// before it waits for it.
+	mirrorWait func()
 }
 
 func (s *Store) committer() {

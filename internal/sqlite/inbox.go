@@ -9,7 +9,7 @@ import (
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 )
 
-// migrateInbox adds the inbox and the note's on_behalf_of. An inbox is one
+// migrateInbox (9 → 10) adds the inbox and the note's on_behalf_of. An inbox is one
 // recipient's rows by id (an event's UUIDv7, so by time): a page is one
 // range of the primary key; unread rows are also in a partial index that
 // covers the row, so an unread page and the unread count are one range of

@@ -27,6 +27,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateNoteEdits,
 	migrateRelations,
 	migrateInbox,
+	migrateDropTitleWords,
 }
 
 // schemaVersion is the version this code reads and writes.

@@ -54,7 +54,7 @@ func (s *Store) startMirror(ctx context.Context) {
 		err = s.write.QueryRowContext(ctx, `SELECT data_version FROM pragma_data_version`).Scan(&version)
 	}
 	s.dataVersion = version
-	s.mirror.drop(err == nil) // without the triggers the lookup asks the table
+	s.mirror.drop(err == nil) // without the triggers each lookup reads its workspace
 }
 
 // mirrorBatch is what a batch's read-back found.

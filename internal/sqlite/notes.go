@@ -87,7 +87,7 @@ func (s *Store) GetNote(ctx context.Context, ref board.NoteRef) (board.Note, err
 	return n, err
 }
 
-// migrateNoteEdits (6 → 7) keeps whom an agent wrote a note for, when a
+// migrateNoteEdits (7 → 8) keeps whom an agent wrote a note for, when a
 // note was last edited and an admin's redaction. It adds only what is
 // missing, so a file whose version was set back runs it again unharmed.
 func migrateNoteEdits(ctx context.Context, tx *sql.Tx) error {

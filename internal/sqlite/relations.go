@@ -16,7 +16,7 @@ import (
 // (get_ticket, the ready filter, claim_next) look for a blocker not done
 // through relations_to, at most MaxRelations rows per ticket.
 
-// migrateRelations (7 → 8) adds the relations table.
+// migrateRelations (8 → 9) adds the relations table.
 func migrateRelations(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS relations (
 			kind    TEXT NOT NULL,

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -82,11 +85,6 @@ func TestSimilarLookupStatements(t *testing.T) {
 		if n := rec.StoreRequests(); n != want {
 			t.Errorf("%v: %d statements, want %d", c.words, n, want)
 		}
-		rec = obs.NewRequest("similar")
-		got, err = s.similarCandidatesFromTable(obs.NewContext(t.Context(), rec), board.SimilarQuery{Workspace: "inbox", Words: c.words})
-		if err != nil || len(got) != c.found || rec.StoreRequests() != 1 {
-			t.Errorf("%v from the table: %d candidates in %d statements (%v), want %d in 1", c.words, len(got), rec.StoreRequests(), err, c.found)
-		}
 	}
 	rec := obs.NewRequest("similar")
 	if _, err := s.SimilarCandidates(obs.NewContext(t.Context(), rec), board.SimilarQuery{Workspace: "nowhere", Words: []string{"similar"}}); !errors.Is(err, board.ErrNotFound) || rec.StoreRequests() != 1 {
@@ -119,10 +117,11 @@ func TestSimilarLookupStatements(t *testing.T) {
 	}
 }
 
-// The mirror and the statement pick the candidates by
-// board.SimilarCandidateNumbers' rule, which the DynamoDB store runs in Go: the same numbers in the same
-// order as the rule gives from each word's newest matches, read here one
-// word at a time, for titles sharing few or many words, with ties, and
+// The mirror and a lookup from a snapshot pick the candidates by
+// board.SimilarCandidateNumbers' rule, which the DynamoDB store runs too:
+// the same tickets in the same order as the rule gives from each word's
+// newest matches, found here by splitting every title in the tables
+// (similarByRule), for titles sharing few or many words, with ties, and
 // with a number excluded.
 func TestSimilarPicksAsTheRule(t *testing.T) {
 	s, svc := openSimilarBoard(t, 45)
@@ -135,23 +134,6 @@ func TestSimilarPicksAsTheRule(t *testing.T) {
 			}
 		}
 	}
-	newest := func(word string) []int64 {
-		rows, err := s.read.QueryContext(t.Context(), `SELECT number FROM ticket_title_words WHERE workspace = 'inbox' AND word = ?
-			ORDER BY number DESC LIMIT ?`, word, board.SimilarPerWord)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []int64
-		for rows.Next() {
-			var n int64
-			if err := rows.Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, n)
-		}
-		return out
-	}
 	queries := [][]string{
 		{"alpha"}, {"alpha", "bravo"}, {"alpha", "bravo", "charlie"}, {"similar", "ticket"}, {"similar", "ticket", "number"},
 		{"charlie", "delta", "similar", "bravo"}, {"echo", "alpha", "bravo", "charlie", "delta", "similar", "ticket", "number"},
@@ -159,62 +141,17 @@ func TestSimilarPicksAsTheRule(t *testing.T) {
 	}
 	for _, words := range queries {
 		for _, exclude := range []int64{0, 45, 50, 60} {
-			perWord := make([][]int64, len(words))
-			for i, w := range words {
-				perWord[i] = newest(w)
-			}
-			want := board.SimilarCandidateNumbers(perWord, exclude)
 			q := board.SimilarQuery{Workspace: "inbox", Words: words, Exclude: exclude}
+			want := describeCandidates(similarByRule(t, s, q))
 			for _, from := range []struct {
 				name   string
 				lookup func(context.Context, board.SimilarQuery) ([]board.Ticket, error)
-			}{{"mirror", s.SimilarCandidates}, {"table", s.similarCandidatesFromTable}} {
-				got, err := from.lookup(t.Context(), q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var numbers []int64
-				for _, tk := range got {
-					numbers = append(numbers, tk.Number)
-				}
-				if fmt.Sprint(numbers) != fmt.Sprint(want) {
-					t.Errorf("%s: %v, excluding %d: candidates %v, the rule picks %v", from.name, words, exclude, numbers, want)
+			}{{"mirror", s.SimilarCandidates}, {"snapshot", s.similarFromSnapshot}} {
+				if got := describeCandidates(from.lookup(t.Context(), q)); got != want {
+					t.Errorf("%s: %v, excluding %d: candidates\n%s\nthe rule picks\n%s", from.name, words, exclude, got, want)
 				}
 			}
 		}
-	}
-}
-
-// The plan reads only what the answer needs: the policy is one search of
-// the workspaces' key; each word's matches are a search of the title-word
-// table by (workspace, word), newest first, stopping at the limit (no sort
-// of all of a word's matches); and only the picked candidates' rows are
-// read, each by its (workspace, number) key.
-func TestSimilarLookupPlan(t *testing.T) {
-	s, _ := openSimilarBoard(t, 0)
-	args := make([]any, similarArgWord-1+board.SimilarWords)
-	args[similarArgWorkspace-1], args[similarArgPerWord-1] = "inbox", board.SimilarPerWord
-	args[similarArgExclude-1], args[similarArgNeed-1], args[similarArgLimit-1] = 0, 1, board.SimilarCandidates
-	rows, err := s.read.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+similarSQL, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var steps []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		steps = append(steps, detail)
-	}
-	got := strings.Join(steps, "; ")
-	if n := strings.Count(got, "SEARCH ticket_title_words USING PRIMARY KEY (workspace=? AND word=?)"); n != board.SimilarWords ||
-		strings.Count(got, "SEARCH workspaces USING INDEX") != 1 || strings.Contains(got, "SCAN t") ||
-		strings.Count(got, "SEARCH t USING INDEX") != 1 || !strings.Contains(got, "(workspace=? AND number=?)") {
-		t.Errorf("plan %q: want the workspace's row, %d searches of the title-word table by (workspace, word) and the candidates by (workspace, number), no scan",
-			got, board.SimilarWords)
 	}
 }
 
@@ -237,5 +174,84 @@ func BenchmarkSimilarTickets(b *testing.B) {
 		if len(got) != board.MaxSimilar {
 			b.Fatalf("%d similar tickets, want %d", len(got), board.MaxSimilar)
 		}
+	}
+}
+
+// Lookups that arrive while their workspace is being read into the mirror
+// wait for that one build rather than read the workspace each: however
+// many ask at once, the workspace is read once, and every one answers as
+// the tables do.
+func TestSimilarLookupsWaitForOneBuild(t *testing.T) {
+	s, _ := openSimilarBoard(t, 30)
+	s.mirror.drop(true)
+	const lookups = 8
+	var waiting atomic.Int32
+	release := make(chan struct{})
+	s.hooks.Store(&hooks{
+		mirrorRead: func() { <-release },
+		mirrorWait: func() { waiting.Add(1) },
+	})
+	q := board.SimilarQuery{Workspace: "inbox", Words: []string{"similar", "ticket", "1025"}}
+	want := describeCandidates(similarByRule(t, s, q))
+	answers := make([]string, lookups)
+	statements := make([]int64, lookups)
+	var wg sync.WaitGroup
+	for i := range lookups {
+		wg.Go(func() {
+			rec := obs.NewRequest("similar")
+			answers[i] = describeCandidates(s.SimilarCandidates(obs.NewContext(t.Context(), rec), q))
+			statements[i] = rec.StoreRequests()
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for waiting.Load() < lookups-1 {
+		if time.Now().After(deadline) {
+			close(release)
+			t.Fatalf("%d of %d lookups waited for the build under way", waiting.Load(), lookups-1)
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	s.hooks.Store(nil)
+	var total int64
+	for i := range lookups {
+		total += statements[i]
+		if answers[i] != want {
+			t.Errorf("lookup %d answered\n%s\nwant\n%s", i, answers[i], want)
+		}
+	}
+	if total != 1 || s.mirrorBuilds() != 1 {
+		t.Errorf("%d statements and %d builds for %d lookups at once, want 1 and 1", total, s.mirrorBuilds(), lookups)
+	}
+}
+
+// When the mirror cannot be kept (the write connection notes no changes),
+// every lookup reads the workspace for itself, one statement, keeps
+// nothing, and still answers as the tables do, after writes too.
+func TestSimilarWithoutTheMirror(t *testing.T) {
+	s, svc := openSimilarBoard(t, 30)
+	s.mirror.drop(false)
+	ctx := board.WithPrincipal(t.Context(), board.Principal{Author: "ai:similar", Source: board.SourceMCP})
+	for round := range 2 {
+		for _, words := range [][]string{{"similar", "ticket", "1025"}, {"alpha", "similar"}, {"nothing"}} {
+			q := board.SimilarQuery{Workspace: "inbox", Words: words}
+			rec := obs.NewRequest("similar")
+			got := describeCandidates(s.SimilarCandidates(obs.NewContext(t.Context(), rec), q))
+			if want := describeCandidates(similarByRule(t, s, q)); got != want || rec.StoreRequests() != 1 {
+				t.Errorf("round %d, %v: %s in %d statements, want\n%s in 1", round, words, got, rec.StoreRequests(), want)
+			}
+		}
+		if _, err := svc.CreateTicket(ctx, board.CreateTicketInput{RequestID: fmt.Sprint("w-", round), Workspace: "inbox",
+			NewTicket: board.NewTicket{Title: "alpha similar ticket"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.mirrorBuilds(); n != 0 {
+		t.Errorf("%d workspaces kept in a mirror that is not live", n)
+	}
+	rec := obs.NewRequest("similar")
+	if _, err := s.SimilarCandidates(obs.NewContext(t.Context(), rec), board.SimilarQuery{Workspace: "nowhere", Words: []string{"similar"}}); !errors.Is(err, board.ErrNotFound) {
+		t.Errorf("a workspace that does not exist: %v, want board.ErrNotFound", err)
 	}
 }

@@ -11,18 +11,19 @@ import (
 )
 
 // The similar-tickets lookup runs before every create. As one statement
-// over the title-word table (similar.go) it cost a create a third of a
-// millisecond of CPU: seeks, cursors and a sorter for up to SimilarWords ×
-// SimilarPerWord index rows, whatever the workspace's size. The mirror
-// answers it from memory instead: for each workspace a lookup has asked
-// about, its policy, each ticket's header (id, title, status, owner) and
-// each title word's ticket numbers, in order. It is a copy of what is
-// committed, so it must never drift from the tables:
+// over a table of title words (schema versions 6 to 10) it cost a create a
+// third of a millisecond of CPU, and the table cost every write that
+// changed a title its own rows. The mirror answers it from memory instead:
+// for each workspace a lookup has asked about, its policy, each ticket's
+// header (id, title, status, owner) and each title word's ticket numbers,
+// in order. It is a copy of what is committed, so it must never drift from
+// the tables:
 //
 //   - Built from one statement (one snapshot) the first time a lookup asks
 //     about a workspace; the changes committed while it is read are
 //     replayed onto it before it is used (their read-back states are whole
 //     rows, so replaying one already in the snapshot changes nothing).
+//     Lookups that arrive meanwhile wait for that build.
 //   - Kept by the committer: temporary triggers on the write connection
 //     (mirrorsync.go) note every ticket and workspace row a write inserts,
 //     changes in a shown column, or deletes, inside the write's own
@@ -37,9 +38,11 @@ import (
 //     lookup may answer without it; similar tickets inform and never
 //     refuse anything.
 //
-// The word list of a ticket is the title tier of board.IndexWords, the same
-// words the title-word table holds, so the mirror and the statement pick
-// the same candidates (TestSimilarMirrorAnswersAsTheTable).
+// The word list of a ticket is the title tier of board.IndexWords, the words
+// the word index's title column holds. TestSimilarMirrorAnswersAsTheTables
+// holds the mirror to the rule applied to the tickets' rows. When the
+// mirror cannot keep a workspace (it is not live), a lookup reads the
+// workspace for itself (similar.go).
 
 // mirroredTicket is what the lookup answers of a ticket. Its title's
 // words are not kept (they would be most of the mirror's memory): a title
@@ -92,9 +95,8 @@ type titleMirror struct {
 	// used or built.
 	live   bool
 	spaces map[string]*mirroredSpace
-	// building holds, for each workspace being built, the changes applied
-	// since its build began (replayed onto it before it is kept).
-	building map[string]*[]mirrorChange
+	// building holds each workspace being built.
+	building map[string]*mirrorBuild
 	// epoch counts the times the mirror was dropped: a build begun before
 	// a drop is thrown away.
 	epoch uint64
@@ -103,12 +105,22 @@ type titleMirror struct {
 	builds int
 }
 
+// mirrorBuild is a workspace being read into the mirror.
+type mirrorBuild struct {
+	// pending holds the changes applied since the build began, replayed
+	// onto what it read before it is kept.
+	pending []mirrorChange
+	// done is closed when the build ends, kept or not: lookups that
+	// found it under way wait for it rather than read the workspace too.
+	done chan struct{}
+}
+
 func newTitleMirror() *titleMirror {
-	return &titleMirror{spaces: map[string]*mirroredSpace{}, building: map[string]*[]mirrorChange{}}
+	return &titleMirror{spaces: map[string]*mirroredSpace{}, building: map[string]*mirrorBuild{}}
 }
 
 // candidates answers q from the mirror; ok is false when the workspace is
-// not mirrored (the caller asks the table).
+// not mirrored.
 func (m *titleMirror) candidates(q board.SimilarQuery) (out []board.Ticket, ok bool, err error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -116,11 +128,18 @@ func (m *titleMirror) candidates(q board.SimilarQuery) (out []board.Ticket, ok b
 	if !m.live || sp == nil {
 		return nil, false, nil
 	}
+	out, err = sp.candidates(q)
+	return out, true, err
+}
+
+// candidates answers q from the workspace: the policy first, then
+// board.SimilarCandidateNumbers' pick from each word's newest numbers.
+func (sp *mirroredSpace) candidates(q board.SimilarQuery) ([]board.Ticket, error) {
 	if err := board.CheckPolicy(q.Readable, sp.policy); err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	if len(q.Words) == 0 {
-		return nil, true, nil
+		return nil, nil
 	}
 	perWord := make([][]int64, len(q.Words))
 	for i, w := range q.Words {
@@ -128,14 +147,15 @@ func (m *titleMirror) candidates(q board.SimilarQuery) (out []board.Ticket, ok b
 		newest := numbers[max(0, len(numbers)-board.SimilarPerWord):]
 		perWord[i] = make([]int64, len(newest))
 		for j, n := range newest {
-			perWord[i][len(newest)-1-j] = n // newest first, as the table answers
+			perWord[i][len(newest)-1-j] = n // newest first, as the rule takes them
 		}
 	}
+	var out []board.Ticket
 	for _, n := range board.SimilarCandidateNumbers(perWord, q.Exclude) {
 		t := sp.tickets[n]
 		out = append(out, board.Ticket{ID: t.idOf(q.Workspace, n), Workspace: q.Workspace, Number: n, Title: t.title, Status: t.status, Owner: t.owner})
 	}
-	return out, true, nil
+	return out, nil
 }
 
 // set puts a ticket's state in the workspace, replacing what it held; its
@@ -201,8 +221,8 @@ func (m *titleMirror) apply(changes []mirrorChange) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, c := range changes {
-		if pending := m.building[c.workspace]; pending != nil {
-			*pending = append(*pending, c)
+		if b := m.building[c.workspace]; b != nil {
+			b.pending = append(b.pending, c)
 		}
 		if sp := m.spaces[c.workspace]; sp != nil && !c.applyTo(sp) {
 			delete(m.spaces, c.workspace)
@@ -227,20 +247,39 @@ const mirrorBuildSQL = `SELECT -1, '', '', '', NULL, ai_policy FROM workspaces W
 UNION ALL
 SELECT number, id, title, status, owner, NULL FROM tickets WHERE workspace = ?1`
 
-// buildMirror reads workspace into the mirror, unless another lookup is
-// doing so or the mirror is not live. exists is false when the read found
-// no such workspace (then nothing is mirrored).
-func (s *Store) buildMirror(ctx context.Context, workspace string) (exists bool, err error) {
+// buildMirror reads workspace into the mirror, or waits for the build
+// another lookup has under way. kept is false when nothing can be kept now:
+// the mirror is not live, or it was dropped while the workspace was read
+// (what was read may miss a write). exists is false when the read found no
+// such workspace (then nothing is mirrored).
+func (s *Store) buildMirror(ctx context.Context, workspace string) (kept, exists bool, err error) {
 	m := s.mirror
 	m.mu.Lock()
-	if !m.live || m.spaces[workspace] != nil || m.building[workspace] != nil {
+	if !m.live {
 		m.mu.Unlock()
-		return true, nil
+		return false, true, nil
+	}
+	if m.spaces[workspace] != nil {
+		m.mu.Unlock()
+		return true, true, nil
+	}
+	if b := m.building[workspace]; b != nil {
+		m.mu.Unlock()
+		if h := s.hooks.Load(); h != nil && h.mirrorWait != nil {
+			h.mirrorWait()
+		}
+		select {
+		case <-b.done:
+			return true, true, nil // kept or not: the caller looks again
+		case <-ctx.Done():
+			return false, true, ctx.Err()
+		}
 	}
 	epoch := m.epoch
-	var pending []mirrorChange
-	m.building[workspace] = &pending
+	b := &mirrorBuild{done: make(chan struct{})}
+	m.building[workspace] = b
 	m.mu.Unlock()
+	defer close(b.done)
 	sp, err := s.readMirroredSpace(ctx, workspace)
 	if h := s.hooks.Load(); h != nil && h.mirrorRead != nil {
 		h.mirrorRead()
@@ -248,20 +287,20 @@ func (s *Store) buildMirror(ctx context.Context, workspace string) (exists bool,
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.epoch != epoch {
-		return true, err // dropped meanwhile: what was read may miss a write
+		return false, true, err // dropped meanwhile
 	}
 	delete(m.building, workspace)
 	if err != nil || sp == nil {
-		return sp != nil, err
+		return false, sp != nil, err
 	}
-	for _, c := range pending {
+	for _, c := range b.pending {
 		if !c.applyTo(sp) {
-			return true, nil // deleted since: the next lookup asks again
+			return true, true, nil // deleted since: the caller looks again
 		}
 	}
 	m.spaces[workspace] = sp
 	m.builds++
-	return true, nil
+	return true, true, nil
 }
 
 func (s *Store) readMirroredSpace(ctx context.Context, workspace string) (*mirroredSpace, error) {
@@ -291,7 +330,7 @@ func (s *Store) readMirroredSpace(ctx context.Context, workspace string) (*mirro
 	return sp, rows.Err()
 }
 
-// mirroredWords are the title's words as the title-word table holds them.
+// mirroredWords are the title's words: the title tier of the word index.
 func mirroredWords(title string) []string {
 	return board.IndexWords(board.Ticket{Title: title}).Title
 }

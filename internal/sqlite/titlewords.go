@@ -12,12 +12,13 @@ import (
 
 // The title-word table: one row per word of a ticket's title (the title
 // tier of board.IndexWords, the words the word index's title_words
-// column holds), keyed (workspace, word, number) like ticket_tags. It
-// serves the similar-tickets lookup, which runs on every create and asks,
-// per title word, for the newest numbers only: a seek and a short walk of
-// one B-tree, where the same question to FTS5 seeks every segment of the
-// word index and decodes the word's list. Triggers keep it in every
-// write's own transaction, as they keep the word index.
+// column holds), keyed (workspace, word, number) like ticket_tags. From
+// version 6 to 10 it served the similar-tickets lookup, kept by triggers in
+// every write's own transaction. The mirror (similarmirror.go) answers
+// that lookup from memory, built from the tickets' titles, so version 11
+// drops the table: it was three of the thirty pages a create wrote.
+// Version 6's migration stays as it was, so an older file still passes
+// through every version.
 
 // titleWordsFunc is ledger_title_words(title): the title's words as a
 // JSON array, for json_each in the triggers.
@@ -63,6 +64,23 @@ func migrateTitleWords(ctx context.Context, tx *sql.Tx) error {
 		END`, titleWordsFunc),
 	}
 	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%w\n%s", err, q)
+		}
+	}
+	return nil
+}
+
+// migrateDropTitleWords (10 → 11) drops the title-word table and its
+// triggers. IF EXISTS: a file whose version was set back runs it again
+// unharmed.
+func migrateDropTitleWords(ctx context.Context, tx *sql.Tx) error {
+	for _, q := range []string{
+		`DROP TRIGGER IF EXISTS tickets_titled`,
+		`DROP TRIGGER IF EXISTS tickets_retitled`,
+		`DROP TRIGGER IF EXISTS tickets_untitled`,
+		`DROP TABLE IF EXISTS ticket_title_words`,
+	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%w\n%s", err, q)
 		}

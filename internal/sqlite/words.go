@@ -40,8 +40,9 @@ var registerFunctions = sync.OnceValue(func() error {
 // ticket's text asks for them twice in one trigger (ledger_words for each
 // of the word index's two columns, with the same title, body and tags),
 // and board.IndexWords tokenizes and folds the whole text, body included:
-// the second call takes the first one's answer. ledger_title_words takes
-// the title's words from it too when the title is the same.
+// the second call takes the first one's answer. ledger_title_words (the
+// migration to version 6 only, since) takes the title's words from it too
+// when the title is the same.
 var lastWords wordsMemo
 
 type wordsMemo struct {
