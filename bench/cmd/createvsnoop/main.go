@@ -9,7 +9,8 @@
 //
 // -synchronous overrides PRAGMA synchronous on the store's connections for
 // comparison (the store itself uses FULL); -direct adds a row that calls
-// the service in process (no HTTP, no MCP), the store's own ceiling; -only
+// the service in process (no HTTP, no MCP), the store's own ceiling, and
+// the highest ratio the machine allows beside it (ceiling); -only
 // create with -cpuprofile, -memprofile, -mutexprofile or -blockprofile profiles the create
 // runs alone.
 package main
@@ -158,9 +159,11 @@ func run() error {
 			}
 		}
 		med := map[string]float64{}
+		medCPU := map[string]time.Duration{}
 		for _, k := range kinds {
 			rs := results[k]
 			med[k] = median(rs, func(r bench.Result) float64 { return r.Throughput() })
+			medCPU[k] = time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.CPUPerCall()) }))
 			p50 := time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.P50) }))
 			p99 := time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.P99) }))
 			cpu := time.Duration(median(rs, func(r bench.Result) float64 { return float64(r.CPUPerCall()) }))
@@ -193,6 +196,10 @@ func run() error {
 			}
 			fmt.Fprintf(tw, "%d\tcreate/noop\t%.3f\t\t\t\t%s\t\n", n, med["create"]/med["noop"], strings.Join(each, " "))
 			fmt.Fprintf(tw, "\t\t\t\t\t\tmedian round ratio %.3f: %s\t\n", perRound, verdict)
+			if slices.Contains(kinds, "service") {
+				c, by := ceiling(n, med, medCPU)
+				fmt.Fprintf(tw, "\t\t\t\t\t\tceiling %.3f (%s: no-op + service)\t\n", c, by)
+			}
 		}
 		if slices.Contains(kinds, "create") {
 			cpu := time.Duration(median(results["create"], func(r bench.Result) float64 { return float64(r.CPUPerCall()) }))
@@ -225,6 +232,21 @@ func run() error {
 		}
 	}
 	return nil
+}
+
+// ceiling is the highest create/no-op ratio the machine allows at n
+// clients even if a create's MCP path (HTTP, JSON-RPC, decoding, the
+// answer) cost no more than the no-op's: a create does all a no-op call
+// does and the service call besides. One client waits for each in turn,
+// so their times per call add up; more clients keep the processors busy,
+// so their CPU per call adds up. A target above it asks the store (the
+// service row) to get cheaper, not the MCP path.
+func ceiling(n int, throughput map[string]float64, cpu map[string]time.Duration) (float64, string) {
+	if n == 1 {
+		noop, service := 1/throughput["noop"], 1/throughput["service"]
+		return noop / (noop + service), "time per call"
+	}
+	return float64(cpu["noop"]) / float64(cpu["noop"]+cpu["service"]), "CPU per call"
 }
 
 // target is the least create/no-op throughput ratio wanted at n clients
