@@ -12,7 +12,10 @@ import (
 // committer goroutine takes every write waiting at that moment, runs each in
 // its own savepoint of one transaction, and commits them with one sync. A
 // write whose savepoint fails rolls back alone; a failed COMMIT fails them
-// all, and then none of them was written.
+// all, and then none of them was written. It does not wait for more writes
+// before committing: a wait makes batches larger under heavy load but holds
+// every caller of a light one, and it was measured not to pay
+// (docs/benchmarks.md, "A commit delay, tried and not kept").
 //
 // No write of a batch is answered before its COMMIT returned, and when the
 // COMMIT failed every write of the batch is answered with that failure,
