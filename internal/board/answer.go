@@ -90,6 +90,35 @@ func fitEstimated(f Fitter) { f.Fit(EstimatedSize, answerJSONBound) }
 // in each of the surface's copies.
 func entryCost(size Sizer, v any) int { return size(v) + 2 }
 
+// firstThatFit is how many of entries, taken from the first, fit within
+// bound when the answer around them already costs total.
+func firstThatFit[T any](size Sizer, total, bound int, entries []T) int {
+	keep := 0
+	for _, e := range entries {
+		total += entryCost(size, e)
+		if total > bound {
+			break
+		}
+		keep++
+	}
+	return keep
+}
+
+// newestThatFit is the index from which entries, taken from the last
+// (the newest of a list kept oldest first), fit within bound when the
+// answer around them already costs total: len(entries) when none fits.
+func newestThatFit[T any](size Sizer, total, bound int, entries []T) int {
+	kept := len(entries)
+	for kept > 0 {
+		total += entryCost(size, entries[kept-1])
+		if total > bound {
+			break
+		}
+		kept--
+	}
+	return kept
+}
+
 // Fit keeps the first tickets that fit and points next_cursor after the
 // last one kept.
 func (l *TicketList) Fit(size Sizer, bound int) bool {
@@ -103,15 +132,7 @@ func (l *TicketList) Fit(size Sizer, bound int) bool {
 	shell.Tickets = nil
 	c := encodeCursor(l.seal, l.Tickets[0].Number, 0, l.query) // as long as any cursor of this page, give or take digits
 	shell.NextCursor, shell.Partial = &c, true
-	total := size(&shell) + 32
-	keep := 0
-	for _, t := range l.Tickets {
-		total += entryCost(size, t)
-		if total > bound {
-			break
-		}
-		keep++
-	}
+	keep := firstThatFit(size, size(&shell)+32, bound, l.Tickets)
 	if keep == 0 {
 		return false
 	}
@@ -194,16 +215,7 @@ func (l *NoteList) Fit(size Sizer, bound int) bool {
 	}
 	shell := NoteList{TicketID: l.TicketID, Notes: []Note{}, seal: l.seal,
 		NextCursor: encodeActivityCursor(l.seal, l.TicketID, activityNotes, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
-	total := size(&shell) + 64
-	kept := len(l.Notes)
-	for kept > 0 {
-		cost := entryCost(size, l.Notes[kept-1])
-		if total+cost > bound {
-			break
-		}
-		total += cost
-		kept--
-	}
+	kept := newestThatFit(size, size(&shell)+64, bound, l.Notes)
 	if kept == len(l.Notes) && len(l.Notes) > 0 {
 		return false
 	}
@@ -221,16 +233,7 @@ func (l *HistoryList) Fit(size Sizer, bound int) bool {
 	}
 	shell := HistoryList{TicketID: l.TicketID, History: []Event{}, seal: l.seal,
 		NextCursor: encodeActivityCursor(l.seal, l.TicketID, activityHistory, &Position{ID: "placeholder-of-an-id-as-long-as-a-uuid"})}
-	total := size(&shell) + 64
-	kept := len(l.History)
-	for kept > 0 {
-		cost := entryCost(size, l.History[kept-1])
-		if total+cost > bound {
-			break
-		}
-		total += cost
-		kept--
-	}
+	kept := newestThatFit(size, size(&shell)+64, bound, l.History)
 	if kept == len(l.History) && len(l.History) > 0 {
 		return false
 	}

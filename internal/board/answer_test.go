@@ -83,6 +83,44 @@ func TestTicketListFitContinuesAfterTheLastKept(t *testing.T) {
 	}
 }
 
+// A page of notes or history cut to size keeps its newest entries (a page
+// is oldest first), and next_cursor continues before the oldest kept; a
+// page that cannot keep even one entry says so.
+func TestActivityPagesFitKeepTheNewest(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	notes := NoteList{TicketID: "inbox-1", seal: testSeal}
+	history := HistoryList{TicketID: "inbox-1", seal: testSeal}
+	for i := range 6 {
+		at := t0.Add(time.Duration(i) * time.Second)
+		notes.Notes = append(notes.Notes, Note{ID: fmt.Sprintf("n%d", i), TicketID: "inbox-1", Body: strings.Repeat("x", 1000), CreatedAt: at})
+		history.History = append(history.History, Event{ID: fmt.Sprintf("e%d", i), Workspace: "inbox", TicketID: "inbox-1", Reason: strings.Repeat("y", 1000), At: at})
+	}
+	tooSmallNotes, tooSmallHistory := notes, history
+
+	if !notes.Fit(jsonSize, 3500) || jsonSize(&notes) > 3500 {
+		t.Fatalf("notes fitted to 3500 bytes: %d bytes", jsonSize(&notes))
+	}
+	if got := strings.Join(noteIDs(notes.Notes), ","); got != "n3,n4,n5" && got != "n4,n5" {
+		t.Fatalf("kept notes %s, want the newest two or three", got)
+	}
+	if pos, err := decodeActivityCursor(testSeal, *notes.NextCursor, "inbox-1", activityNotes, toolListNotes); err != nil || pos == nil || pos.ID != notes.Notes[0].ID {
+		t.Errorf("next_cursor continues before %+v (%v), want %s", pos, err, notes.Notes[0].ID)
+	}
+	if !history.Fit(jsonSize, 3500) || jsonSize(&history) > 3500 {
+		t.Fatalf("history fitted to 3500 bytes: %d bytes", jsonSize(&history))
+	}
+	if got := strings.Join(eventIDs(history.History), ","); got != "e3,e4,e5" && got != "e4,e5" {
+		t.Fatalf("kept events %s, want the newest two or three", got)
+	}
+	if pos, err := decodeActivityCursor(testSeal, *history.NextCursor, "inbox-1", activityHistory, toolListHistory); err != nil || pos == nil || pos.ID != history.History[0].ID {
+		t.Errorf("next_cursor continues before %+v (%v), want %s", pos, err, history.History[0].ID)
+	}
+
+	if tooSmallNotes.Fit(jsonSize, 900) || tooSmallHistory.Fit(jsonSize, 900) {
+		t.Error("a page with no room for one entry fitted")
+	}
+}
+
 // Activity cursors are bound to their ticket and list.
 func TestActivityCursorsRefuseOtherUses(t *testing.T) {
 	c := *encodeActivityCursor(testSeal, "inbox-1", activityNotes, &Position{At: time.Now(), ID: "n1"})

@@ -120,15 +120,7 @@ func (l *ActivityList) Fit(size Sizer, bound int) bool {
 	shell.Events = []Event{}
 	shell.NextCursor = encodeFeedCursor(l.seal, Position{At: l.Events[0].At, ID: "placeholder-of-an-id-as-long-as-a-uuid"}, l.filter)
 	shell.Partial = true
-	total := size(&shell) + 64
-	keep := 0
-	for _, e := range l.Events {
-		total += entryCost(size, e)
-		if total > bound {
-			break
-		}
-		keep++
-	}
+	keep := firstThatFit(size, size(&shell)+64, bound, l.Events)
 	if keep == 0 {
 		return false
 	}
