@@ -30,27 +30,10 @@ type streamBoard struct {
 
 func newStreamBoard(t *testing.T, ctx context.Context, endpoint string) *streamBoard {
 	t.Helper()
-	testbackends.FakeAWSCredentials(t)
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &streamBoard{endpoint: endpoint, table: testbackends.TableName(), client: client}
-	in := dynamo.CreateTableInput(b.table)
-	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: dynamo.StreamViewType}
-	out, err := client.CreateTable(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(b.table)})
-	})
-	b.streamARN = aws.ToString(out.TableDescription.LatestStreamArn)
-	store, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: b.table, WordsByStream: true, SerializeWrites: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.svc, err = board.NewService(board.Config{Store: store}); err != nil {
+	st := testbackends.NewStreamTable(t, ctx, endpoint, dynamo.Config{WordsByStream: true, SerializeWrites: true})
+	b := &streamBoard{endpoint: endpoint, table: st.Table, streamARN: st.StreamARN, client: st.Client}
+	var err error
+	if b.svc, err = board.NewService(board.Config{Store: st.Store}); err != nil {
 		t.Fatal(err)
 	}
 	return b

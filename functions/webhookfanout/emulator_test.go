@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,9 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
@@ -31,26 +27,8 @@ import (
 func TestFanoutUnderLambdaEmulator(t *testing.T) {
 	ctx, rie, moto := lambdatest.Prepare(t, 3*time.Minute)
 	bootstrap := lambdatest.Bootstrap(t, ctx, lambdatest.Build)
-	testbackends.FakeAWSCredentials(t)
-
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: moto.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := testbackends.TableName()
-	in := dynamo.CreateTableInput(table)
-	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: dynamo.StreamViewType}
-	created, err := client.CreateTable(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
-	})
-	store, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table, SerializeWrites: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := testbackends.NewStreamTable(t, ctx, moto.URL, dynamo.Config{SerializeWrites: true})
+	table, store := st.Table, st.Store
 	svc, err := board.NewService(board.Config{Store: store})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +56,7 @@ func TestFanoutUnderLambdaEmulator(t *testing.T) {
 	}
 	defer em.Stop()
 
-	recs, err := lambdatest.StreamRecords(ctx, moto.URL, aws.ToString(created.TableDescription.LatestStreamArn))
+	recs, err := lambdatest.StreamRecords(ctx, moto.URL, st.StreamARN)
 	if err != nil {
 		t.Fatal(err)
 	}

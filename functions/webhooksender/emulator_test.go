@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,9 +15,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
@@ -38,26 +34,8 @@ import (
 func TestSenderUnderLambdaEmulator(t *testing.T) {
 	ctx, rie, moto := lambdatest.Prepare(t, 3*time.Minute)
 	bootstrap := lambdatest.Bootstrap(t, ctx, lambdatest.Build)
-	testbackends.FakeAWSCredentials(t)
-
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: moto.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := testbackends.TableName()
-	in := dynamo.CreateTableInput(table)
-	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: dynamo.StreamViewType}
-	created, err := client.CreateTable(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
-	})
-	store, err := dynamo.Open(ctx, dynamo.Config{Client: client, Table: table, SerializeWrites: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := testbackends.NewStreamTable(t, ctx, moto.URL, dynamo.Config{SerializeWrites: true})
+	table, store := st.Table, st.Store
 	svc, err := board.NewService(board.Config{Store: store})
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +84,7 @@ func TestSenderUnderLambdaEmulator(t *testing.T) {
 	}
 	defer em.Stop()
 
-	streamARN := aws.ToString(created.TableDescription.LatestStreamArn)
+	streamARN := st.StreamARN
 	seen := 0
 	// write makes a ticket and hands the new stream records to the fan-out.
 	write := func(title string) {

@@ -14,9 +14,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 	"github.com/ticket-ledger/ticket-ledger/internal/lambdatest"
@@ -49,26 +46,10 @@ type rig struct {
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	endpoint := testbackends.MotoEndpoint(t)
-	testbackends.FakeAWSCredentials(t)
 	ctx := t.Context()
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &rig{endpoint: endpoint, table: testbackends.TableName()}
-	in := dynamo.CreateTableInput(r.table)
-	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: dynamo.StreamViewType}
-	out, err := client.CreateTable(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(r.table)})
-	})
-	r.streamARN = aws.ToString(out.TableDescription.LatestStreamArn)
-	if r.store, err = dynamo.Open(ctx, dynamo.Config{Client: client, Table: r.table, SerializeWrites: true}); err != nil {
-		t.Fatal(err)
-	}
+	st := testbackends.NewStreamTable(t, ctx, endpoint, dynamo.Config{SerializeWrites: true})
+	r := &rig{endpoint: endpoint, table: st.Table, streamARN: st.StreamARN, store: st.Store}
+	var err error
 	if r.board, err = board.NewService(board.Config{Store: r.store}); err != nil {
 		t.Fatal(err)
 	}
