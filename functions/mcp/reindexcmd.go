@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 
-	"github.com/ticket-ledger/ticket-ledger/internal/board"
 	"github.com/ticket-ledger/ticket-ledger/internal/dynamo"
 )
 
@@ -27,60 +24,11 @@ const reindexUsage = `usage:
 // prints each workspace's count and what it wrote, and where to resume
 // when it stops.
 func (c command) runReindexWords(ctx context.Context) int {
-	var from dynamo.ReindexFrom
-	switch {
-	case len(c.args) == 1:
-	case len(c.args) == 3 && c.args[1] == "--from":
-		var err error
-		if from, err = parseReindexFrom(c.args[2]); err != nil {
-			fmt.Fprintf(c.stderr, "ticket-ledger: %v\n%s", err, reindexUsage)
-			return exitUsage
-		}
-	default:
-		fmt.Fprint(c.stderr, reindexUsage)
-		return exitUsage
-	}
-	cfg, err := loadConfig(c.getenv)
-	if err != nil {
-		return c.fail(err)
-	}
-	if cfg.Store != storeDynamoDB {
-		fmt.Fprintf(c.stderr, "ticket-ledger: reindex-words is for the DynamoDB store; LEDGER_STORE is %s, whose word index the schema migration fills when the file is opened\n", cfg.Store)
-		return exitFailed
-	}
-	cfg.adminCommand = true
-	st, err := openStore(ctx, cfg, slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), nil)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer st.Close()
-	ds, ok := st.(*dynamo.Store)
-	if !ok {
-		return c.fail(fmt.Errorf("the DynamoDB store is a %T", st))
-	}
-	stats, err := ds.ReindexWords(ctx, from, func(ws string, n int) { fmt.Fprintf(c.stdout, "%s\t%d tickets\n", ws, n) })
-	fmt.Fprintf(c.stderr, "reindexed the words of %d tickets in %s: %d items written, %d items of the earlier index deleted\n",
-		stats.Tickets, stats.Elapsed.Round(1e6), stats.Put, stats.Deleted)
-	var stopped *dynamo.ReindexError
-	if errors.As(err, &stopped) {
-		fmt.Fprintf(c.stderr, "ticket-ledger: %v\nresume with: reindex-words --from %s-%d\n", stopped.Err, stopped.Resume.Workspace, stopped.Resume.Number)
-		return exitFailed
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	return exitOK
-}
-
-// parseReindexFrom reads --from: a ticket id, or <workspace>-0 for a
-// workspace's newest.
-func parseReindexFrom(s string) (dynamo.ReindexFrom, error) {
-	ws, n, err := board.ParseTicketID(s)
-	if err == nil {
-		err = board.ValidateSlug(ws)
-	}
-	if err != nil || n < 0 {
-		return dynamo.ReindexFrom{}, fmt.Errorf("--from %q is not a ticket id (as in inbox-1234, or inbox-0 for inbox's newest)", s)
-	}
-	return dynamo.ReindexFrom{Workspace: ws, Number: n}, nil
+	return c.runTablePass(ctx, tablePass{name: "reindex-words", usage: reindexUsage,
+		onSQLite: "whose word index the schema migration fills when the file is opened",
+		run: func(ctx context.Context, ds *dynamo.Store, from dynamo.ReindexFrom, progress func(ws string, n int)) (string, error) {
+			stats, err := ds.ReindexWords(ctx, from, progress)
+			return fmt.Sprintf("reindexed the words of %d tickets in %s: %d items written, %d items of the earlier index deleted",
+				stats.Tickets, stats.Elapsed.Round(1e6), stats.Put, stats.Deleted), err
+		}})
 }
