@@ -12,7 +12,8 @@
 // the service in process (no HTTP, no MCP), the store's own ceiling, and
 // the highest ratio the machine allows beside it (ceiling); -only
 // create with -cpuprofile, -memprofile, -mutexprofile or -blockprofile profiles the create
-// runs alone.
+// runs alone; -trace writes an execution trace, which shows where a call
+// waits (system calls, a processor) as well as where it spends CPU.
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +53,7 @@ func run() error {
 	mutexProfile := flag.String("mutexprofile", "", "write a mutex contention profile")
 	blockProfile := flag.String("blockprofile", "", "write a blocking profile")
 	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation of the run, sampled)")
+	traceFile := flag.String("trace", "", "write an execution trace (go tool trace): where a call waits, not only where it burns CPU")
 	flag.Parse()
 
 	var clients []int
@@ -117,6 +120,18 @@ func run() error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
 	}
 
 	syncNote := "FULL (the store's own setting)"
