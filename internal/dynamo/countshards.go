@@ -18,13 +18,18 @@ import (
 // blind ADD in their own transaction, and which a read sums (with the
 // counts a workspace item kept before shards existed). No item is written
 // by every write: each instance writes the shard of its slot, and the
-// slots come from a sequence on the counter item (numbers.go), taken with
-// each block of numbers and at least every slotTTL, so instances active at
-// the same time hold consecutive sequence numbers and, below countShards
-// of them, distinct shards. Two writes meet on a shard only when they
-// share it at the same moment, and then the store's commit retries
-// (commit.go). Counts are exact whenever writes have stopped: every change
-// is in the transaction that made it.
+// slots come from a sequence on the counter item (numbers.go). An
+// instance takes one only when it holds no fresh free slot: on its first
+// write, once every slotTTL, and for each write it runs beside another
+// (riding on a block lease of numbers when one is due anyway, never
+// because one is). So each instance active within a slotTTL took one or a
+// few numbers of the sequence in it, and below countShards of them they
+// hold distinct shards; a slot renewed with every block would let a busy
+// fleet run the sequence round (32 instances leasing twice) and meet an
+// older slot on its shard. Two writes meet on a shard only when they share
+// it at the same moment, and then the store's commit retries (commit.go).
+// Counts are exact whenever writes have stopped: every change is in the
+// transaction that made it.
 const (
 	countShards = 64
 	// slotTTL: a slot older than this is taken afresh before its next
@@ -63,32 +68,31 @@ func (w *wsLease) addSlot(seq int64, now time.Time) {
 	w.slots = append(w.slots, sl)
 }
 
-// freeSlot marks a fresh free slot busy and returns its index; -1 if none.
-func (w *wsLease) freeSlot(now time.Time) int {
+// freshSlot is the index of a fresh free slot; -1 if none.
+func (w *wsLease) freshSlot(now time.Time) int {
 	for i, s := range w.slots {
 		if !s.busy && now.Sub(s.at) < slotTTL {
-			w.slots[i].busy = true
 			return i
 		}
 	}
 	return -1
 }
 
+// freeSlot marks a fresh free slot busy and returns its index; -1 if none.
+func (w *wsLease) freeSlot(now time.Time) int {
+	i := w.freshSlot(now)
+	if i >= 0 {
+		w.slots[i].busy = true
+	}
+	return i
+}
+
 // hasFreeSlot reports whether a write could take a slot without a request.
 func (s *Store) hasFreeSlot(slug string) bool {
 	s.leases.mu.Lock()
 	defer s.leases.mu.Unlock()
-	now := time.Now()
 	w, ok := s.leases.ws[slug] // no entry is made for a slug only looked at
-	if !ok {
-		return false
-	}
-	for _, sl := range w.slots {
-		if !sl.busy && now.Sub(sl.at) < slotTTL {
-			return true
-		}
-	}
-	return false
+	return ok && w.freshSlot(time.Now()) >= 0
 }
 
 // takeSlot returns the count shard a write of slug adds to, and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -28,13 +29,15 @@ func TestFleetCreatesIntoOneWorkspace(t *testing.T) {
 	for _, ep := range endpoints() {
 		t.Run(ep.name, func(t *testing.T) {
 			t.Parallel()
-			instances, creates := 32, 5
+			// 12 creates: each instance leases a block of 10, then one of 20.
+			instances, creates := 32, 12
 			var cfg dynamo.Config
 			if ep.name == "moto" {
 				instances, creates = 8, 3
 				cfg.CounterRaceBudget = 2 * time.Minute // moto is slow, not the protocol
 			}
-			c := newConflicted(t, ep.newEndpoint(t))
+			e := ep.newEndpoint(t)
+			c := newConflicted(t, e)
 			svcs := make([]*board.Service, instances)
 			for i := range svcs {
 				svcs[i] = loggedService(t, c.open(t, cfg))
@@ -123,6 +126,11 @@ func TestFleetCreatesIntoOneWorkspace(t *testing.T) {
 				len(stored), instances, st.Conflicts, c.in.Writes("", "WN#inbox"))
 			if n := st.Conflicts["WS"] + st.Conflicts["WN#"]; n != 0 {
 				t.Errorf("%d conflicts on workspace-wide items (count shards, counter): %v", n, st.Conflicts)
+			}
+			// Distinct shards below 64 instances whatever their blocks: each
+			// instance took one slot of the sequence, not one per block.
+			if slots := counterItem(t, e, c.table)["slots"]; slots != int64(instances) {
+				t.Errorf("%d count-shard slots taken by %d instances, want one each", slots, instances)
 			}
 		})
 	}
@@ -224,7 +232,10 @@ func TestPolicyChangeRefusesOtherInstances(t *testing.T) {
 
 // TestBlocksGrowWithTheRate: an instance creating quickly leases a block
 // of 10, then one of 20 (a block used up within 10 s doubles the next):
-// 25 creates write the counter item twice, and it stands at 31.
+// 25 creates write the counter item twice, and it stands at 31. Only the
+// first lease takes a count-shard slot: the instance keeps its shard while
+// its slot is fresh, so a busy fleet does not run the slot sequence round
+// onto a shard an older slot still holds.
 func TestBlocksGrowWithTheRate(t *testing.T) {
 	for _, ep := range endpoints() {
 		t.Run(ep.name, func(t *testing.T) {
@@ -237,19 +248,31 @@ func TestBlocksGrowWithTheRate(t *testing.T) {
 					t.Fatalf("create %d got number %d, want %d (one instance's numbers follow each other)", i, got.Ticket.Number, i+1)
 				}
 			}
-			out, err := testClient(t, e, nil).GetItem(context.Background(), &dynamodb.GetItemInput{
-				TableName:      aws.String(table),
-				Key:            map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WN#inbox"}, "sk": &types.AttributeValueMemberS{Value: "N"}},
-				ConsistentRead: aws.Bool(true),
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			next, _ := out.Item["next"].(*types.AttributeValueMemberN)
-			slots, _ := out.Item["slots"].(*types.AttributeValueMemberN)
-			if next == nil || next.Value != "31" || slots == nil || slots.Value != "2" {
-				t.Errorf("counter item %v, want next 31 (blocks of 10 and 20) after 2 leases", out.Item)
+			if got := counterItem(t, e, table); got["next"] != 31 || got["slots"] != 1 {
+				t.Errorf("counter item %v, want next 31 (blocks of 10 and 20) after 2 leases, and 1 slot taken (the first lease's)", got)
 			}
 		})
 	}
+}
+
+// counterItem reads the inbox's counter item: its numbers, by attribute.
+func counterItem(t *testing.T, e endpoint, table string) map[string]int64 {
+	t.Helper()
+	out, err := testClient(t, e, nil).GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName:      aws.String(table),
+		Key:            map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WN#inbox"}, "sk": &types.AttributeValueMemberS{Value: "N"}},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for name, v := range out.Item {
+		if n, ok := v.(*types.AttributeValueMemberN); ok {
+			if got[name], err = strconv.ParseInt(n.Value, 10, 64); err != nil {
+				t.Fatalf("counter item's %s: %v", name, err)
+			}
+		}
+	}
+	return got
 }

@@ -117,9 +117,13 @@ func (s *Store) ensureNumbers(ctx context.Context, slug string, n int64) error {
 		}
 	}
 	size = max(size, n)
+	// The lease takes a count-shard slot too when the write will need one
+	// (countshards.go): one request instead of two. Not otherwise, so a
+	// busy instance does not move along the slot sequence with its blocks.
+	withSlot := w.freshSlot(now) < 0
 	s.leases.mu.Unlock()
 
-	end, slotSeq, err := s.leaseBlock(ctx, slug, size)
+	end, slotSeq, err := s.leaseBlock(ctx, slug, size, withSlot)
 	s.leases.mu.Lock()
 	defer s.leases.mu.Unlock()
 	if errors.Is(err, board.ErrNotFound) {
@@ -130,7 +134,9 @@ func (s *Store) ensureNumbers(ctx context.Context, slug string, n int64) error {
 	}
 	w = s.leases.of(slug)
 	w.next, w.end, w.size, w.leasedAt = end-size, end, size, now
-	w.addSlot(slotSeq, now)
+	if withSlot {
+		w.addSlot(slotSeq, now)
+	}
 	return nil
 }
 
@@ -161,14 +167,19 @@ func (s *Store) dropNumbers(slug string) {
 	w.next, w.end = 0, 0
 }
 
-// leaseBlock adds size to the counter and one to its slots, in one
-// UpdateItem, and returns the counter after it (the block is
+// leaseBlock adds size to the counter, and with withSlot one to its slots,
+// in one UpdateItem, and returns the counter after it (the block is
 // [end-size, end)) and the slot sequence number this lease took. A missing
 // counter is made from the workspace item first (initCounter).
-func (s *Store) leaseBlock(ctx context.Context, slug string, size int64) (end, slotSeq int64, err error) {
-	out, err := s.addToCounter(ctx, slug, "ADD #next :n, #slots :one",
-		map[string]string{"#next": attrCounterNext, "#slots": attrSlots},
-		map[string]types.AttributeValue{":n": num(size), ":one": num(1)})
+func (s *Store) leaseBlock(ctx context.Context, slug string, size int64, withSlot bool) (end, slotSeq int64, err error) {
+	update := "ADD #next :n"
+	names := map[string]string{"#next": attrCounterNext}
+	values := map[string]types.AttributeValue{":n": num(size)}
+	if withSlot {
+		update += ", #slots :one"
+		names["#slots"], values[":one"] = attrSlots, num(1)
+	}
+	out, err := s.addToCounter(ctx, slug, update, names, values)
 	if err != nil {
 		return 0, 0, err
 	}
